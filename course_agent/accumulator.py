@@ -1,0 +1,60 @@
+"""Merge streamed tool-call fragments into complete calls, keyed by their index, never by arrival.
+
+The index is an opaque label: it may start at 0, 1 or any n, skip numbers, and parallel calls'
+fragments interleave. Deliberately not handled: parsing the arguments (that happens after joining).
+"""
+
+from __future__ import annotations
+
+from .protocol import ToolCall, ToolCallDelta
+
+__all__ = ["ToolCallAccumulator"]
+
+
+class ToolCallAccumulator:
+    """Push every ToolCallDelta of one turn, then drain the complete calls in index order.
+
+    One accumulator per turn: `drain` does not reset it.
+    """
+
+    def __init__(self) -> None:
+        # index -> partial call {"id", "name", "args"}: a dict, because the index may start anywhere
+        self.by_index: dict[int, dict[str, str]] = {}
+        self.last_index: int | None = None  # where a fragment without index or id belongs
+
+    def push(self, delta: ToolCallDelta) -> None:
+        index = self.place(delta)
+        slot = self.by_index.setdefault(index, {"args": ""})
+        # id and name come in the first fragment; a later "" (Qwen, GLM) must not wipe them, and a
+        # value repeated in every fragment is written again, not appended.
+        if delta.id:
+            slot["id"] = delta.id
+        if delta.name:
+            slot["name"] = delta.name
+        if delta.args_delta:
+            slot["args"] += delta.args_delta  # arguments accumulate, never overwrite
+        self.last_index = index
+
+    def place(self, delta: ToolCallDelta) -> int:
+        """The slot a fragment belongs to. Without an index (Mistral sends none) go by its id."""
+        if delta.index is not None:
+            return delta.index
+        if delta.id:
+            for index, slot in self.by_index.items():
+                if slot.get("id") == delta.id:
+                    return index
+            return max(self.by_index, default=-1) + 1  # a new id opens a new call after the rest
+        if self.last_index is not None:
+            return self.last_index  # no index, no id: it continues the call being written
+        return max(self.by_index, default=-1) + 1
+
+    def drain(self) -> list[ToolCall]:
+        """The calls in index order, not arrival order: parallel fragments interleave."""
+        return [
+            ToolCall(
+                id=slot.get("id") or f"call_{index}",  # give one even if the gateway sent none
+                name=slot.get("name", ""),
+                args=slot["args"],
+            )
+            for index, slot in sorted(self.by_index.items())
+        ]

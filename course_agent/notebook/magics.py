@@ -1,0 +1,251 @@
+"""The notebook face: `%%agent` asks, the model's text streams in, each finished call shows a card.
+
+Also %agent_tools, %agent_selftest, %agent_demo and %agent_cost. Options are parsed with shlex and
+argparse; misuse is one UsageError line. Deliberately not handled: choosing the model (that is
+settings.choose, as for the CLI) and drawing anything (that is cards, cost_view, fragments_demo).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import shlex
+import sys
+from collections.abc import Callable
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
+from IPython.display import display
+
+from ..loop import MAX_TURNS, run_agent
+from ..protocol import GatewayError, ToolContext
+from ..registry import default_registry
+from ..selftest import run_selftest
+from ..settings import Setup, choose
+from .cards import ToolsView, show_events
+from .cost_view import CostView
+from .fragments_demo import SOURCES, FragmentDemo
+
+__all__ = ["AgentMagics", "Conversation", "register"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports misuse as a one-line UsageError instead of exiting the kernel."""
+
+    def __init__(self, prog: str, description: str) -> None:
+        super().__init__(prog=prog, description=description, add_help=False, allow_abbrev=False)
+
+    def error(self, message: str) -> Any:
+        raise UsageError(f"{self.prog}: {message}; see {self.prog}? for the options")
+
+    def parse_line(self, line: str) -> argparse.Namespace:
+        try:
+            words = shlex.split(line)  # shlex, not magic_arguments: quotes must not reach a path
+        except ValueError as exc:  # "No closing quotation"
+            raise UsageError(f"{self.prog}: {exc} in {line.strip()!r}") from None
+        return self.parse_args(words)
+
+
+def _usage_from(parser: _Parser) -> Callable[[F], F]:
+    """Append the parser's help to a magic's docstring, so `%%agent?` lists the options."""
+
+    def decorate(method: F) -> F:
+        method.__doc__ = f"{inspect.cleandoc(method.__doc__ or '')}\n\n{parser.format_help()}"
+        return method
+
+    return decorate
+
+
+AGENT = _Parser("%%agent", "Ask the agent the question written in the rest of the cell.")
+AGENT.add_argument("--mock", action="store_true", help="the offline scripted model (as MOCK=1)")
+AGENT.add_argument("--inject", choices=["bad_args"], help="offline: send bad arguments first")
+AGENT.add_argument("--model", metavar="NAME", help="model name (default $COURSE_AGENT_MODEL)")
+AGENT.add_argument("--base-url", metavar="URL", help="gateway (default $OPENAI_BASE_URL)")
+AGENT.add_argument("--root", metavar="DIR", help="folder the tools may read")
+AGENT.add_argument(
+    "--max-turns",
+    type=int,
+    default=MAX_TURNS,
+    metavar="N",
+    help=f"stop after N model requests (default {MAX_TURNS})",
+)
+AGENT.add_argument(
+    "--new", action="store_true", help="start a new conversation (and read keys and .env again)"
+)
+AGENT.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
+AGENT.add_argument("--replay", type=Path, metavar="FILE", help="replay a --record FILE offline")
+
+SELFTEST = _Parser("%agent_selftest", "The lab's seven checks, optionally on your own code.")
+SELFTEST.add_argument("--accumulator", metavar="NAME", help="your ToolCallAccumulator class")
+SELFTEST.add_argument("--run-call", metavar="NAME", help="your execute_call function")
+SELFTEST.add_argument("--truncate", metavar="NAME", help="your truncate_result function")
+
+DEMO = _Parser("%agent_demo", "Replay a stream's call fragments and merge them three ways.")
+DEMO.add_argument(
+    "stream",
+    nargs="?",
+    default="claude",
+    choices=list(SOURCES),
+    help="which stream (default claude)",
+)
+DEMO.add_argument("--static", action="store_true", help="every step as a table, no widgets")
+
+TOOLS = _Parser("%agent_tools", "The tools exactly as the model sees them.")
+COST = _Parser("%agent_cost", "Characters re-sent per model request in this conversation.")
+
+
+@dataclass
+class Conversation:
+    """A chat that goes on across cells while the options that chose its model stay the same."""
+
+    options: tuple[Any, ...]  # what the user asked for: --mock, --model, --root, ...
+    setup: Setup
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+@magics_class
+class AgentMagics(Magics):
+    """The magics and the one conversation they share."""
+
+    conversation: Conversation | None = None
+
+    @no_var_expand
+    @cell_magic
+    @_usage_from(AGENT)
+    def agent(self, line: str, cell: str | None = None) -> None:
+        """Ask the agent; the rest of the cell is the question. The chat continues across cells."""
+        args = AGENT.parse_line(line)
+        question = (cell or "").strip()
+        if not question:
+            raise UsageError("%%agent: the cell has no question; write it on the lines below")
+        if args.max_turns < 1:
+            raise UsageError(f"%%agent: --max-turns must be at least 1, not {args.max_turns}")
+        if args.root is not None and not Path(args.root).expanduser().is_dir():
+            raise UsageError(f"%%agent: --root {args.root} is not a directory")
+
+        conversation = self._conversation(args)
+        setup = conversation.setup
+        events = run_agent(
+            question,
+            setup.model,
+            default_registry(),
+            ToolContext(setup.root),
+            messages=conversation.messages,
+            max_turns=args.max_turns,
+        )
+        try:
+            with closing(events):  # closing it gives every call of a broken-off turn its result
+                show_events(events, display, sys.stdout, sys.stderr)
+        except KeyboardInterrupt:
+            print("! interrupted; the conversation is kept and can go on", file=sys.stderr)
+
+    def _conversation(self, args: argparse.Namespace) -> Conversation:
+        """The current conversation, or a fresh one when asked for or when the options changed."""
+        options = (
+            args.mock,
+            args.inject,
+            args.model,
+            args.base_url,
+            args.root,
+            args.record,
+            args.replay,
+        )
+        current = self.conversation
+        if current is not None and not args.new and current.options == options:
+            print(f"(continuing: {len(current.messages)} messages so far; --new starts afresh)")
+            return current
+        try:
+            setup = choose(
+                mock=args.mock,
+                inject=args.inject,
+                model=args.model,
+                base_url=args.base_url,
+                root=args.root,
+                record=args.record,
+                replay=args.replay,
+            )
+        except (GatewayError, ValueError) as exc:  # a bad --base-url, an unreadable --replay
+            raise UsageError(f"%%agent: {exc}") from None
+        if setup.notice:
+            print(setup.notice)
+        self.conversation = Conversation(options, setup)
+        return self.conversation
+
+    @no_var_expand
+    @line_magic
+    @_usage_from(TOOLS)
+    def agent_tools(self, line: str) -> None:
+        """Show each tool's name, description and JSON Schema: all the model knows of it."""
+        TOOLS.parse_line(line)
+        display(ToolsView(default_registry().list()))
+
+    @no_var_expand
+    @line_magic
+    @_usage_from(SELFTEST)
+    def agent_selftest(self, line: str) -> None:
+        """Run the seven checks; name your own implementations (defined in this notebook) to grade
+        them, e.g. `%agent_selftest --accumulator MyAccumulator --truncate my_truncate`."""
+        args = SELFTEST.parse_line(line)
+        plugged = {
+            option: self._user_callable(f"--{option.replace('_', '-')}", name)
+            for option, name in vars(args).items()
+            if name is not None
+        }
+        print(run_selftest(**plugged))
+
+    def _user_callable(self, flag: str, name: str) -> Callable[..., Any]:
+        """`name` (or `module.name`) from the notebook's namespace, or a UsageError."""
+        head, *attributes = name.split(".")
+        if head not in self.shell.user_ns:
+            raise UsageError(
+                f"%agent_selftest: {flag} {name}: no such name in this notebook; "
+                "run the cell that defines it first"
+            )
+        found = self.shell.user_ns[head]
+        for attribute in attributes:
+            if not hasattr(found, attribute):
+                raise UsageError(f"%agent_selftest: {flag} {name}: {head} has no {attribute}")
+            found = getattr(found, attribute)
+        if not callable(found):
+            raise UsageError(
+                f"%agent_selftest: {flag} {name} is not callable (its type is "
+                f"{type(found).__name__}); name a class or a function"
+            )
+        return found
+
+    @no_var_expand
+    @line_magic
+    @_usage_from(DEMO)
+    def agent_demo(self, line: str) -> None:
+        """Replay a recorded stream fragment by fragment: slots by index beside two wrong merges.
+
+        With a live kernel: Step and Play controls. With --static, or in plain IPython: the table
+        of every step, which is also what a saved notebook shows without its widget state.
+        """
+        args = DEMO.parse_line(line)
+        demo = FragmentDemo(args.stream)
+        live = getattr(self.shell, "kernel", None) is not None  # ipykernel: a frontend may listen
+        display(demo.player() if live and not args.static else demo)
+
+    @no_var_expand
+    @line_magic
+    @_usage_from(COST)
+    def agent_cost(self, line: str) -> None:
+        """Characters of each kind re-sent by every model request of the current conversation."""
+        COST.parse_line(line)
+        if self.conversation is None:
+            raise UsageError("%agent_cost: no conversation yet; ask something with %%agent first")
+        display(CostView(self.conversation.messages))
+
+
+def register(ipython: Any) -> AgentMagics:
+    """Called by `%load_ext course_agent`."""
+    magics = AgentMagics(shell=ipython)
+    ipython.register_magics(magics)
+    return magics

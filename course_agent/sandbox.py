@@ -1,0 +1,108 @@
+"""The offline lab's repository: a small JavaScript project whose test is red, built byte for byte.
+
+Same files on every run and machine, so the tools feed back the same character counts everywhere.
+Deliberately not handled: running the JavaScript (no Node needed; the agent only reads).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+__all__ = ["BIG_FILE", "BUGGY_FILE", "QUESTION", "build_sandbox", "sandbox_files"]
+
+QUESTION = "look at this repository and tell me why the tests are red"
+BUGGY_FILE = "src/calc.js"
+BIG_FILE = "data/rates.csv"  # over 38,000 characters: reading it shows truncation at work
+
+CALC_JS = """\
+// Arithmetic helpers for the invoice report.
+export function add(a, b) {
+  return a + b
+}
+
+// Split an amount into equal shares;
+// invoiceReport.js prints each person's share.
+export function divide(a, b) {
+  if (b === 0) {
+    throw new Error('cannot divide by zero')
+  }
+  return Math.floor(a / b)
+}
+"""
+
+CALC_TEST_JS = """\
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { add, divide } from '../src/calc.js'
+
+test('add', () => assert.equal(add(2, 3), 5))
+test('divide', () => assert.equal(divide(7, 2), 3.5))
+test('divide splits evenly', () => assert.equal(divide(6, 3), 2))
+test('divide by zero', () => assert.throws(() => divide(1, 0)))
+"""
+
+REPORT_JS = """\
+import { add, divide } from './calc.js'
+
+// Each person's share of a bill, as the report prints it.
+export function share(total, people) {
+  return divide(add(total, 0), people).toFixed(2)
+}
+"""
+
+PACKAGE_JSON = json.dumps(
+    {
+        "name": "invoice-report",
+        "version": "1.0.0",
+        "type": "module",
+        "scripts": {"test": "node --test test/"},
+    },
+    indent=2,
+)
+
+README_MD = """\
+# invoice-report
+
+Splits a bill between people. `npm test` runs the tests in test/.
+"""
+
+# A dependency that glob and grep must skip: node_modules is noise for the model.
+LEFT_PAD_JS = "module.exports = (s, n) => String(s).padStart(n)\n"
+
+
+def _rates_csv() -> str:
+    """750 rows of made-up exchange rates: a pure function of the row number, so always equal."""
+    rows = ["date,base,quote,rate,source,comment"]
+    currencies = ["USD", "GBP", "JPY", "CHF", "SEK", "NOK"]
+    for n in range(750):
+        day = f"2026-{1 + n // 50 % 12:02d}-{1 + n % 28:02d}"
+        rate = 1 + ((n * 7919) % 10000) / 10000
+        rows.append(f"{day},EUR,{currencies[n % 6]},{rate:.4f},ecb-reference,row {n:04d} ok")
+    return "\n".join(rows) + "\n"
+
+
+def sandbox_files() -> dict[str, str]:
+    """Relative path -> content of every file in the sandbox."""
+    return {
+        "README.md": README_MD,
+        "package.json": PACKAGE_JSON + "\n",
+        "src/calc.js": CALC_JS,
+        "src/invoiceReport.js": REPORT_JS,
+        "test/calc.test.js": CALC_TEST_JS,
+        BIG_FILE: _rates_csv(),
+        "node_modules/left-pad/index.js": LEFT_PAD_JS,
+    }
+
+
+def build_sandbox(parent: Path | None = None) -> Path:
+    """Write the sandbox into `parent`/sandbox (a fresh temporary folder by default)."""
+    parent = Path(tempfile.mkdtemp(prefix="course-agent-")) if parent is None else parent
+    root = parent / "sandbox"
+    for relative, content in sandbox_files().items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # newline="" keeps "\n" on every platform: the counts must not depend on the machine.
+        path.write_text(content, encoding="utf-8", newline="")
+    return root

@@ -1,0 +1,11 @@
+"""The three read-only tools of day three, each a ToolDef: glob, grep and read_file.
+
+Every path they touch goes through paths.resolve_inside; every walk skips SKIP_DIRS.
+"""
+
+from .glob_files import GLOB_TOOL
+from .grep_files import GREP_TOOL
+from .read_file import READ_FILE_TOOL
+from .walk import SKIP_DIRS
+
+__all__ = ["GLOB_TOOL", "GREP_TOOL", "READ_FILE_TOOL", "SKIP_DIRS"]

@@ -1,0 +1,233 @@
+"""The grep tool: search file contents with ripgrep, returning sorted `path:line:content` lines.
+
+ripgrep's regex engine runs in linear time, so no pattern can hang the kernel. Its output is
+streamed and only the `limit` first matches by (path, line) are kept, so memory stays bounded
+whatever the tree holds. Deliberately not handled: context lines, multiline patterns.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import shutil
+import subprocess
+import sysconfig
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
+from .walk import SKIP_DIRS, show_path
+
+__all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "run_grep"]
+
+MAX_LINE_CHARS = 120
+TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
+_MAX_RECORD = 64 * 1024  # one output line: a path (4 KiB at most) and a 500-byte preview
+
+_FLAGS = [
+    "--no-config",  # a user's ~/.ripgreprc must not change what the model sees
+    "--no-ignore",  # .gitignore is not ours to apply; SKIP_DIRS are excluded explicitly
+    "--hidden",  # dotfiles are searched, as glob lists them
+    "--null",  # path\0...: a file name may contain ":" or even a newline
+    "--with-filename",
+    "--color=never",
+]
+
+
+class GrepArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str = Field(
+        description="regular expression (ripgrep syntax), e.g. divide\\( or class \\w+Error; "
+        "case-sensitive, start with (?i) to ignore case"
+    )
+    glob: str | None = Field(
+        None,
+        description="only search files matching this wildcard, e.g. *.js (any depth) or "
+        "src/**/*.ts; default all files",
+    )
+    limit: int = Field(50, ge=1, le=500, description="maximum matching lines returned; default 50")
+
+
+def find_rg() -> str | None:
+    """The rg shipped by the `ripgrep` wheel next to this Python, else one on PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    beside = Path(sysconfig.get_path("scripts")) / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+class _Ripgrep:
+    """One rg process: stdout streamed as `path\\0rest` records, stderr drained, a deadline kept.
+
+    The deadline is enforced twice: a timer kills rg even while we wait for its next line, and
+    `records` stops as soon as it has passed. Either way `stopped` is then True.
+    """
+
+    def __init__(self, command: list[str], cwd: Path, deadline: float) -> None:
+        self.deadline, self.stopped, self.code = deadline, False, 0
+        try:
+            self.process = subprocess.Popen(
+                command,
+                cwd=cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+        except (OSError, ValueError) as exc:  # ValueError: text that cannot become an argument
+            raise ToolError(f"grep could not start ripgrep: {exc}") from None
+        self._stderr: list[bytes] = []
+        self._drainer = threading.Thread(target=self._drain, daemon=True)
+        self._drainer.start()
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self.stopped = True
+        self.process.kill()
+
+    def _drain(self) -> None:
+        """Read stderr to the end so rg never blocks on it, keeping only its first 4 KiB."""
+        assert self.process.stderr is not None
+        size = 0
+        while chunk := self.process.stderr.read(4096):
+            if size < 4096:
+                self._stderr.append(chunk)
+            size += len(chunk)
+
+    def records(self) -> Iterator[tuple[bytes, bytes]]:
+        """(path, rest) per output line; `rest` is `12:content` or, with --count, `12`."""
+        assert self.process.stdout is not None
+        pending = b""  # a file name with "\n" in it: its record began on an earlier line
+        while line := self.process.stdout.readline(_MAX_RECORD):
+            if not line.endswith(b"\n") and len(line) == _MAX_RECORD:  # overlong: drop the rest
+                while (more := self.process.stdout.readline(_MAX_RECORD)) and more[-1:] != b"\n":
+                    pass
+            if b"\0" not in line:
+                pending = (pending + line)[-_MAX_RECORD:]
+                continue
+            path, _, rest = (pending + line).partition(b"\0")
+            pending = b""
+            yield path, rest.rstrip(b"\n")
+            if time.monotonic() >= self.deadline:
+                self.stopped = True
+                return
+
+    def error(self) -> str:
+        """rg's complaint as it wrote it (a regex error points at the spot), at most 400 chars."""
+        text = b"".join(self._stderr).decode("utf-8", "replace")
+        return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())[:400]
+
+    def __enter__(self) -> _Ripgrep:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        if self.stopped or exc[0] is not None:
+            self.process.kill()  # stopped early, or leaving on an exception: leave no rg behind
+        self.code = self.process.wait()  # rg exits right after its last line
+        self._drainer.join(timeout=5)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def _show_match(path: bytes, number: int, content: bytes) -> str:
+    """One `path:line:content` line: path without "./", content cut at 120 characters."""
+    name = show_path(os.fsdecode(path.removeprefix(b"./")))
+    text = content[: MAX_LINE_CHARS * 4 + 4].decode("utf-8", "replace")
+    text = text.removesuffix("\r")  # a CRLF file: the \r is part of the line break, not content
+    if len(text) > MAX_LINE_CHARS:
+        text = text[:MAX_LINE_CHARS] + "…"
+    return f"{name}:{number}:{text}"
+
+
+def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
+    """`path:line:content` sorted by (path, line), then notes in parentheses: matches withheld,
+    a search stopped by the time budget, files rg could not read. Or `no matches for PATTERN`."""
+    pattern, glob, limit = args.pattern, args.glob, args.limit
+    if not pattern:
+        raise ToolError("pattern is empty: give a regular expression, e.g. divide\\(")
+    if "\0" in pattern or "\0" in (glob or ""):
+        raise ToolError("pattern or glob contains a NUL byte; remove it")
+    rg = find_rg()
+    if rg is None:
+        raise ToolError("grep needs ripgrep, which is not installed: run `pip install ripgrep`")
+    scope = [f"--glob={glob}"] if glob else []
+    # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks.
+    scope += [f"--glob=!{name}" for name in sorted(SKIP_DIRS)]
+    search = ["--regexp", pattern, "--", "."]  # searching "." never leaves the root
+    root, deadline = ctx.root.resolve(), time.monotonic() + TIME_BUDGET_S
+
+    # Pass 1: at most `limit` lines per file (--max-count). The `limit` smallest (path, line) keys
+    # overall are among them, and rg never has to buffer a file's million matches. A 50 MB line
+    # comes back as a 500-byte preview (--max-columns).
+    lines_flags = ["--line-number", "--max-columns=500", "--max-columns-preview"]
+    command = [rg, *_FLAGS, *lines_flags, f"--max-count={limit}", *scope, *search]
+    seen, capped, current, in_file = 0, False, b"", 0
+
+    def matches(run: _Ripgrep) -> Iterator[tuple[bytes, int, bytes]]:
+        nonlocal seen, capped, current, in_file
+        for path, rest in run.records():
+            number, _, content = rest.partition(b":")
+            if not number.isdigit():
+                continue  # not a match line; rg prints none with these flags, but be sure
+            # rg prints each file's lines together: count them to spot a file cut at `limit`.
+            in_file = in_file + 1 if path == current else 1
+            current, seen = path, seen + 1
+            capped = capped or in_file >= limit
+            yield path, int(number), content
+
+    with _Ripgrep(command, root, deadline) as run:
+        # A bounded heap: sorted output without rg's --sort, which makes rg single-threaded.
+        kept = heapq.nsmallest(limit, matches(run))
+    error, stopped, total = run.error(), run.stopped, seen
+
+    # Pass 2, only when some file had more than `limit` matches: count them all, exactly.
+    if capped and not stopped:
+        with _Ripgrep([rg, *_FLAGS, "--count", *scope, *search], root, deadline) as count:
+            total = sum(int(rest) for _, rest in count.records() if rest.isdigit())
+        stopped = count.stopped
+        total = max(total, seen)
+
+    lines = [_show_match(*record) for record in kept]
+    meta = {"matches": total, "shown": len(lines), "stopped": stopped}
+    # Exit code 2 with nothing found and no "(os error N)" is rg refusing the pattern or glob.
+    if run.code == 2 and not lines and not stopped and "(os error" not in error:
+        raise ToolError(f"grep failed: {error or 'ripgrep exited with code 2'}")
+    notes = []
+    if stopped:
+        notes.append(
+            f"(search stopped after {TIME_BUDGET_S:g} s with {total} matches seen so far; "
+            "narrow with glob or a stricter pattern)"
+        )
+    elif total > len(lines):
+        more = total - len(lines)
+        notes.append(f"({more} more matches withheld; narrow with glob or a stricter pattern)")
+    if run.code == 2 and error:
+        # The first complaint is enough: "rg: ./secret.txt: Permission denied (os error 13)".
+        notes.append(f"(some files could not be read: {error.splitlines()[0]})")
+    if not lines:
+        lines = [f"no matches for {pattern}" + (f" in files matching {glob}" if glob else "")]
+    return ToolResult("\n".join(lines + notes), meta=meta)
+
+
+GREP_TOOL = ToolDef(
+    name="grep",
+    description=(
+        "Search the contents of files in the working directory with a regular expression "
+        "(ripgrep syntax), returning matching lines as path:line:content sorted by path and "
+        'line. Examples: pattern "divide\\(" (escape ( . [ for literal text), "TODO|FIXME", '
+        '"(?i)error"; glob "*.js" or "src/**/*.ts" narrows the files searched. At most 50 '
+        "lines by default, each cut at 120 characters; binary files and node_modules, .git and "
+        "dist are skipped."
+    ),
+    args=GrepArgs,
+    run=run_grep,
+    read_only=True,
+)

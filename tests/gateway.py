@@ -1,0 +1,184 @@
+"""A loopback gateway for tests: real HTTP on 127.0.0.1, scripted replies, every request kept.
+
+Each POST takes the next queued Reply; faults are replies too (a status, an HTML page, a dropped
+or reset connection, keep-alives forever). Deliberately not handled: TLS, HTTP/2, connection reuse.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import socket
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "STREAMS",
+    "Gateway",
+    "Received",
+    "Reply",
+    "fixture_reply",
+    "html_reply",
+    "sse_reply",
+    "status_reply",
+]
+
+STREAMS = Path(__file__).parent / "data" / "streams"
+
+# How a reply's body ends: "close" finishes the chunked body properly; "drop" closes the socket
+# mid-body (httpx: RemoteProtocolError); "reset" sends a TCP RST (httpx: ReadError); "keepalive"
+# sends ": keep-alive" comments until `hold` runs out; "stall" sends nothing until then.
+Ending = Literal["close", "drop", "reset", "keepalive", "stall"]
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/event-stream"})
+    parts: list[bytes] = field(default_factory=list)  # written one chunk at a time
+    ending: Ending = "close"
+    hold: float = 30.0  # upper bound for "keepalive" and "stall", so no test can hang on them
+    # "{authorization}" in a part becomes the Authorization header received, as leaky gateways do
+    echo_authorization: bool = False
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]  # names lowercased
+    body: Any  # the parsed JSON, or the raw text when it was not JSON
+
+
+def sse_reply(*events: str, ending: Ending = "close", hold: float = 30.0) -> Reply:
+    """A 200 event stream whose parts are `events` verbatim (include your own "\\n\\n")."""
+    return Reply(parts=[event.encode() for event in events], ending=ending, hold=hold)
+
+
+def fixture_reply(name: str, piece: int | None = None) -> Reply:
+    """A recorded stream from tests/data/streams. A .sse file is sent as it is; a .jsonl file as
+    "data: <line>\\n\\n" per line plus "data: [DONE]\\n\\n", as the Vercel harness replays it.
+    `piece` cuts the body into that many bytes per write (inside lines, inside UTF-8 sequences)."""
+    text = (STREAMS / name).read_text(encoding="utf-8")
+    if name.endswith(".jsonl"):
+        text = "".join(f"data: {line}\n\n" for line in text.splitlines() if line.strip())
+        text += "data: [DONE]\n\n"
+    body = text.encode()
+    if piece is None:
+        parts = [line.encode() for line in text.splitlines(keepends=True)]
+    else:
+        parts = [body[i : i + piece] for i in range(0, len(body), piece)]
+    return Reply(parts=parts)
+
+
+def status_reply(
+    status: int, body: str = "", headers: dict[str, str] | None = None, **options: Any
+) -> Reply:
+    """An error status with a JSON (when it looks like JSON) or plain-text body."""
+    kind = "application/json" if body.lstrip().startswith("{") else "text/plain"
+    return Reply(status, {"Content-Type": kind, **(headers or {})}, [body.encode()], **options)
+
+
+def html_reply(status: int = 200) -> Reply:
+    """What a wrong base URL often gets: a web page instead of an API."""
+    page = "<!DOCTYPE html>\n<html><head><title>Welcome</title></head>\n<body>Hi</body></html>\n"
+    return Reply(status, {"Content-Type": "text/html; charset=utf-8"}, [page.encode()])
+
+
+class Gateway:
+    """`with Gateway() as gateway:` serves on `gateway.url` (ending in /v1) until the block ends."""
+
+    def __init__(self, respond: Callable[[Received], Reply] | None = None) -> None:
+        # Queued replies go first; then `respond`, for a gateway that answers what it is asked.
+        self.respond = respond
+        self.replies: deque[Reply] = deque()
+        self.requests: list[Received] = []
+        self.stopping = threading.Event()  # ends "keepalive" and "stall" replies at shutdown
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.server.daemon_threads = True
+        self.server.gateway = self  # type: ignore[attr-defined]
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        # A short poll interval: shutdown() waits for it, once per test.
+        serve = lambda: self.server.serve_forever(poll_interval=0.02)  # noqa: E731
+        self.thread = threading.Thread(target=serve, daemon=True)
+
+    def queue(self, *replies: Reply) -> None:
+        self.replies.extend(replies)
+
+    def __enter__(self) -> Gateway:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # chunked bodies, as real gateways stream them
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass  # keep test output clean
+
+    def do_POST(self) -> None:
+        gateway: Gateway = self.server.gateway  # type: ignore[attr-defined]
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        gateway.requests.append(Received(self.path, headers, body))
+        missing = status_reply(500, '{"error": {"message": "the test queued no reply"}}')
+        received = gateway.requests[-1]
+        if gateway.replies:
+            reply = gateway.replies.popleft()
+        else:
+            reply = gateway.respond(received) if gateway.respond else missing
+        self.close_connection = True
+        # OSError: the client hung up first, which is what several faults are for.
+        with contextlib.suppress(OSError):
+            self.send_reply(reply, headers.get("authorization", ""), gateway.stopping)
+
+    def send_reply(self, reply: Reply, authorization: str, stopping: threading.Event) -> None:
+        self.send_response(reply.status)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for part in reply.parts:
+            if reply.echo_authorization:
+                part = part.replace(b"{authorization}", authorization.encode())
+            self.write_chunk(part)
+        if reply.ending == "keepalive":
+            deadline = time.monotonic() + reply.hold
+            while time.monotonic() < deadline and not stopping.wait(0.05):
+                self.write_chunk(b": keep-alive\n\n")
+        elif reply.ending == "stall":
+            stopping.wait(reply.hold)
+        if reply.ending == "reset":
+            time.sleep(0.2)  # let the client read what was sent, so the reset lands mid-stream
+            linger = struct.pack("ii", 1, 0)  # linger on, 0 s: close() sends RST, not FIN
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.wfile.close()
+            self.rfile.close()  # no file holds the socket now, so close() really closes it
+            self.connection.close()
+            # http.server flushes and closes these after do_POST: give it harmless stand-ins.
+            self.wfile, self.rfile = io.BytesIO(), io.BytesIO()
+        elif reply.ending != "drop":
+            self.wfile.write(b"0\r\n\r\n")  # the last chunk: the body is complete
+
+    def write_chunk(self, data: bytes) -> None:
+        if data:  # an empty chunk would end the body
+            self.wfile.write(b"%x\r\n%b\r\n" % (len(data), data))
+            self.wfile.flush()

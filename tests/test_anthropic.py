@@ -1,0 +1,461 @@
+import json
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gateway import STREAMS, Gateway, Reply, fixture_reply, html_reply, sse_reply, status_reply
+from pydantic import BaseModel
+
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.loop import SYSTEM_PROMPT, run_agent
+from course_agent.protocol import (
+    AgentStopped,
+    Finish,
+    GatewayError,
+    ModelEvent,
+    TextDelta,
+    ToolCall,
+    ToolCallDelta,
+    ToolContext,
+    ToolDef,
+    ToolFinished,
+    ToolResult,
+)
+from course_agent.providers.anthropic import ANTHROPIC_VERSION, AnthropicModel
+from course_agent.providers.openai_compat import OpenAICompatModel
+from course_agent.providers.scripted import ScriptedModel
+from course_agent.registry import ToolRegistry
+from course_agent.settings import choose
+
+KEY = "sk-ant-test-SECRET-1234567890abcdef"
+QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What one streamed answer amounts to once merged."""
+
+    text: str = ""
+    finishes: tuple[str, ...] = ("tool_calls",)
+    calls: tuple[ToolCall, ...] = ()
+
+
+def merged(events: list[ModelEvent]) -> Turn:
+    accumulator = ToolCallAccumulator()
+    text, finishes = [], []
+    for event in events:
+        if isinstance(event, TextDelta):
+            text.append(event.text)
+        elif isinstance(event, ToolCallDelta):
+            accumulator.push(event)
+        elif isinstance(event, Finish):
+            finishes.append(event.reason)
+    return Turn("".join(text), tuple(finishes), tuple(accumulator.drain()))
+
+
+def model_for(gateway: Gateway, timeout: float = 5.0, **options: Any) -> AnthropicModel:
+    # The loopback gateway serves under /v1; Anthropic's base URL is the root without it.
+    root = gateway.url.removesuffix("/v1")
+    return AnthropicModel(root, KEY, "claude-test", timeout=timeout, **options)
+
+
+def recorded_reply(name: str, piece: int | None = None) -> Reply:
+    """An Anthropic recording. A .sse file is sent as it is (fixture_reply); a .jsonl line is sent
+    as Anthropic names it, "event: <its type>\\ndata: <line>\\n\\n", and nothing after the last."""
+    if name.endswith(".sse"):
+        return fixture_reply(name, piece)
+    lines = (STREAMS / name).read_text(encoding="utf-8").splitlines()
+    text = "".join(f"event: {json.loads(x)['type']}\ndata: {x}\n\n" for x in lines if x.strip())
+    body = text.encode()
+    if piece is None:
+        return Reply(parts=[line.encode() for line in text.splitlines(keepends=True)])
+    return Reply(parts=[body[i : i + piece] for i in range(0, len(body), piece)])
+
+
+# -- every Anthropic recording, over real HTTP, merged --------------------------------------------
+
+# Written by hand from reading each file (see tests/data/streams/README.txt for what each shows).
+EXPECTED = {
+    # Text block 0, then the tool_use block 1: the call's index is 1 because the text came first.
+    "anthropic-sdk-python_messages_tool_use.sse": Turn(
+        text="I'll check the current weather in Paris for you.",
+        calls=(ToolCall("toolu_01NRLabsLyVHZPKxbKvkfSMn", "get_weather", '{"location": "Paris"}'),),
+    ),
+    # Cut off by max_tokens inside a string: no content_block_stop, the JSON never closes. The
+    # call is merged anyway; the registry feeds the broken JSON back as a failed result.
+    "anthropic-sdk-python_messages_tool_use_truncated_max_tokens.sse": Turn(
+        text="I'll create a comprehensive tax guide for someone with multiple W2s and save it in "
+        "a file called taxes.txt. Let me do that for you now.",
+        finishes=("length",),
+        calls=(
+            ToolCall(
+                "toolu_01EKqbqmZrGRXy18eN7m9kvY",
+                "make_file",
+                '{"filename": "taxes.txt", "lines_of_text": [\n"# COMPREHENSIVE TAX GUIDE FOR '
+                'INDIVIDUALS WITH MULTIPLE W-2s",\n"",\n"## INTRODUCTION",\n"",\n"Filing taxes',
+            ),
+        ),
+    ),
+    # A tool without arguments: its only input_json_delta is "", so args stay "" (= {}).
+    "vercel-ai_anthropic-messages_text_then_tool_no_args.jsonl": Turn(
+        text="I'll update the issue list for you.",
+        calls=(ToolCall("toolu_01QE1WLsSVp5hy5Q3GmGTmjP", "updateIssueList", ""),),
+    ),
+    # No text: the tool_use is block 0. Pings between fragments and after the block.
+    "vercel-ai_anthropic-messages_tool_use_pings.jsonl": Turn(
+        calls=(
+            ToolCall("toolu_019Zvehfe1XQWweT1pm7okyt", "weather", '{"location": "San Francisco"}'),
+        ),
+    ),
+}
+
+
+def is_anthropic_native(name: str) -> bool:
+    return name.startswith(("anthropic-sdk-python_", "vercel-ai_anthropic-messages_"))
+
+
+def test_the_table_covers_every_anthropic_recording() -> None:
+    copied = {path.name for path in STREAMS.iterdir() if is_anthropic_native(path.name)}
+    assert copied == set(EXPECTED)
+    assert (STREAMS / "README.txt").is_file()  # provenance travels with the copies
+
+
+@pytest.mark.parametrize("piece", [None, 5], ids=["by-line", "5-byte-writes"])
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_recorded_stream_merges_to_the_expected_turn(
+    gateway: Gateway, name: str, piece: int | None
+) -> None:
+    gateway.queue(recorded_reply(name, piece))
+    assert merged(list(model_for(gateway).stream(QUESTION, []))) == EXPECTED[name]
+
+
+def test_recorded_index_is_the_content_block_index(gateway: Gateway) -> None:
+    gateway.queue(recorded_reply("anthropic-sdk-python_messages_tool_use.sse"))
+    events = list(model_for(gateway).stream(QUESTION, []))
+    assert {e.index for e in events if isinstance(e, ToolCallDelta)} == {1}
+
+
+# -- what is sent --------------------------------------------------------------------------------
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "glob",
+            "description": "List files.",
+            "parameters": {"type": "object"},
+        },
+    }
+]
+
+
+def test_request_shape(gateway: Gateway) -> None:
+    gateway.queue(recorded_reply("vercel-ai_anthropic-messages_tool_use_pings.jsonl"))
+    messages = [{"role": "system", "content": "Be brief."}, *QUESTION]
+    list(model_for(gateway, max_tokens=512).stream(messages, TOOLS))
+    [request] = gateway.requests
+    assert request.path == "/v1/messages"
+    assert request.headers["x-api-key"] == KEY
+    assert request.headers["anthropic-version"] == ANTHROPIC_VERSION == "2023-06-01"
+    assert "authorization" not in request.headers
+    assert request.body == {
+        "model": "claude-test",
+        "max_tokens": 512,
+        "stream": True,
+        "system": "Be brief.",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": QUESTION[0]["content"]}]}
+        ],
+        "tools": [
+            {"name": "glob", "description": "List files.", "input_schema": {"type": "object"}}
+        ],
+    }
+
+
+def test_no_system_and_no_tools_are_left_out(gateway: Gateway) -> None:
+    gateway.queue(recorded_reply("vercel-ai_anthropic-messages_tool_use_pings.jsonl"))
+    list(model_for(gateway).stream(QUESTION, []))
+    assert set(gateway.requests[0].body) == {"model", "max_tokens", "stream", "messages"}
+
+
+def test_label_and_repr_name_model_and_gateway_but_not_the_key(gateway: Gateway) -> None:
+    model = model_for(gateway)
+    root = gateway.url.removesuffix("/v1")
+    assert model.label == f"claude-test via {root}"
+    assert repr(model) == f"AnthropicModel(base_url={root!r}, model='claude-test')"
+    assert KEY not in repr(model) + model.label
+
+
+# -- faults: one line, the cause, the gateway, what next, never the key -----------------------
+
+TEXT = (
+    'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, '
+    '"delta": {"type": "text_delta", "text": "a"}}\n\n'
+)
+# What Anthropic answers a wrong key with; this one echoes the key, as a leaky proxy might.
+UNAUTHORISED = json.dumps(
+    {"type": "error", "error": {"type": "authentication_error", "message": f"bad key {KEY}"}}
+)
+OVERLOADED = '{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}'
+
+FAULTS = {
+    "401": (status_reply(401, UNAUTHORISED), "check ANTHROPIC_API_KEY"),
+    "529 overloaded": (status_reply(529, OVERLOADED), "HTTP 529 (overloaded_error: Overloaded)"),
+    "event error mid-stream": (
+        sse_reply(TEXT, f"event: error\ndata: {OVERLOADED}\n\n"),
+        "mid-stream: overloaded_error: Overloaded",
+    ),
+    "404 with /v1 twice": (
+        status_reply(404, '{"type": "error", "error": {"type": "not_found_error"}}'),
+        "ANTHROPIC_BASE_URL (the API root, without /v1)",
+    ),
+    "html page": (html_reply(), "HTML page"),
+    "openai chunks": (sse_reply('data: "chat.completion.chunk"\n\n'), "ANTHROPIC_BASE_URL"),
+    "dropped mid-stream": (sse_reply(TEXT, ending="drop"), "dropped the connection"),
+    "no stop reason": (sse_reply(TEXT), "before the answer was complete"),
+    "nothing at all": (sse_reply(ending="stall", hold=20), "sent nothing for 0.5 s"),
+}
+
+
+def assert_clean(message: str, *fragments: str) -> None:
+    assert "\n" not in message
+    assert KEY not in message
+    assert "SECRET" not in message
+    for fragment in fragments:
+        assert fragment in message
+
+
+@pytest.mark.parametrize(("reply", "cause"), FAULTS.values(), ids=FAULTS.keys())
+def test_fault_is_one_clean_line(gateway: Gateway, reply: Reply, cause: str) -> None:
+    gateway.queue(reply)
+    with pytest.raises(GatewayError) as caught:
+        list(model_for(gateway, timeout=0.5).stream(QUESTION, []))
+    assert_clean(str(caught.value), cause, gateway.url.removesuffix("/v1"))
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+
+
+def test_echoed_key_is_redacted_in_the_message_and_the_recording(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    gateway.queue(status_reply(401, UNAUTHORISED))
+    with pytest.raises(GatewayError, match=r"bad key \[redacted\]"):
+        list(model_for(gateway, record=recording).stream(QUESTION, []))
+    saved = recording.read_text()
+    assert KEY not in saved and "[redacted]" in saved
+
+
+def test_cannot_connect_names_anthropic_base_url() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    model = AnthropicModel(f"http://127.0.0.1:{port}", KEY, "claude-test", timeout=5)
+    with pytest.raises(GatewayError) as caught:
+        list(model.stream(QUESTION, []))
+    assert_clean(str(caught.value), "cannot connect", "ANTHROPIC_BASE_URL")
+
+
+@pytest.mark.parametrize(
+    ("base_url", "key", "cause"),
+    [
+        ("api.anthropic.com", KEY, "ANTHROPIC_BASE_URL 'api.anthropic.com' is not an http(s) URL"),
+        ("https://api.anthropic.com", KEY + "\n", "ANTHROPIC_API_KEY contains a space"),
+    ],
+)
+def test_bad_settings_are_refused_up_front(base_url: str, key: str, cause: str) -> None:
+    with pytest.raises(GatewayError) as caught:
+        AnthropicModel(base_url, key, "claude-test")
+    assert_clean(str(caught.value), cause)
+
+
+def test_429_is_retried_honouring_retry_after(gateway: Gateway) -> None:
+    limited = '{"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}'
+    gateway.queue(
+        status_reply(429, limited, {"Retry-After": "0"}),
+        recorded_reply("vercel-ai_anthropic-messages_tool_use_pings.jsonl"),
+    )
+    turn = merged(list(model_for(gateway, max_retries=1).stream(QUESTION, [])))
+    assert turn.finishes == ("tool_calls",)
+    assert len(gateway.requests) == 2
+
+
+# -- the loop over the Anthropic wire: results go back as tool_result blocks --------------------
+
+
+class City(BaseModel):
+    location: str
+
+
+class Document(BaseModel):
+    filename: str
+    lines_of_text: list[str]
+
+
+class Nothing(BaseModel):
+    pass
+
+
+def answer(text: str) -> Reply:
+    """A short final answer: one text block, end_turn."""
+    events = [
+        {"type": "message_start", "message": {"id": "msg_2", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"}},
+        {"type": "message_stop"},
+    ]
+    return sse_reply(*(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events))
+
+
+def registry_of(name: str, args: type[BaseModel], reply: str) -> ToolRegistry:
+    return ToolRegistry([ToolDef(name, f"{name} for tests", args, lambda a, c: ToolResult(reply))])
+
+
+def run_two_turns(
+    gateway: Gateway, fixture: str, registry: ToolRegistry, tmp_path: Path
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Turn 1 is the recording, turn 2 a text answer; returns the loop's events and both bodies."""
+    gateway.queue(recorded_reply(fixture), answer("Done."))
+    events = list(run_agent("Go.", model_for(gateway), registry, ToolContext(tmp_path)))
+    return events, [request.body for request in gateway.requests]
+
+
+def test_two_turn_session_sends_tool_use_and_tool_result(gateway: Gateway, tmp_path: Path) -> None:
+    registry = registry_of("get_weather", City, "Paris: 18 C, light rain")
+    events, (first, second) = run_two_turns(
+        gateway, "anthropic-sdk-python_messages_tool_use.sse", registry, tmp_path
+    )
+    assert events[-1] == AgentStopped("done")
+    assert first["system"] == second["system"] == SYSTEM_PROMPT
+    assert first["tools"][0]["name"] == "get_weather"
+    assert second["messages"][1:] == [
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "I'll check the current weather in Paris for you."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+                    "name": "get_weather",
+                    "input": {"location": "Paris"},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_01NRLabsLyVHZPKxbKvkfSMn",
+                    "content": "Paris: 18 C, light rain",
+                }
+            ],
+        },
+    ]
+
+
+def test_call_cut_off_by_max_tokens_is_fed_back_not_a_crash(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    registry = registry_of("make_file", Document, "written")
+    events, (_, second) = run_two_turns(
+        gateway,
+        "anthropic-sdk-python_messages_tool_use_truncated_max_tokens.sse",
+        registry,
+        tmp_path,
+    )
+    [finished] = [e for e in events if isinstance(e, ToolFinished)]
+    assert not finished.result.ok
+    assert finished.result.content.startswith("arguments for make_file are not valid JSON")
+    assert events[-1] == AgentStopped("done")
+    tool_use = second["messages"][1]["content"][-1]
+    assert (tool_use["name"], tool_use["input"]) == ("make_file", {})  # broken JSON is sent as {}
+    [result] = second["messages"][2]["content"]
+    assert result["tool_use_id"] == tool_use["id"]
+    assert result["content"] == finished.result.content
+
+
+def test_tool_without_arguments_runs_with_empty_input(gateway: Gateway, tmp_path: Path) -> None:
+    registry = registry_of("updateIssueList", Nothing, "3 issues updated")
+    events, (_, second) = run_two_turns(
+        gateway, "vercel-ai_anthropic-messages_text_then_tool_no_args.jsonl", registry, tmp_path
+    )
+    [finished] = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished.call.args == ""  # registry.execute_call reads "" as {}
+    assert finished.result == ToolResult("3 issues updated")
+    assert second["messages"][1]["content"][-1]["input"] == {}
+
+
+# -- chosen by settings.choose(provider=...) -----------------------------------------------------
+
+BOTH = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": KEY}
+
+
+@pytest.mark.parametrize(
+    ("provider", "env", "kind"),
+    [
+        ("anthropic", {"ANTHROPIC_API_KEY": KEY}, AnthropicModel),
+        ("anthropic", BOTH, AnthropicModel),
+        (None, {"ANTHROPIC_API_KEY": KEY}, AnthropicModel),  # the only key set
+        (None, BOTH, OpenAICompatModel),  # both set: OpenAI, as before
+        ("openai", {"ANTHROPIC_API_KEY": KEY}, ScriptedModel),  # no OpenAI key: offline
+        ("anthropic", {"OPENAI_API_KEY": "sk-o"}, ScriptedModel),  # no Anthropic key: offline
+    ],
+)
+def test_choose_provider(
+    provider: str | None, env: dict[str, str], kind: type, tmp_path: Path
+) -> None:
+    setup = choose(provider=provider, env=env, root=tmp_path)
+    assert type(setup.model) is kind
+    assert KEY not in setup.notice + repr(setup.model) + setup.model.label
+
+
+def test_choose_anthropic_defaults_and_overrides(tmp_path: Path) -> None:
+    model = choose(provider="anthropic", env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path).model
+    assert (
+        repr(model)
+        == "AnthropicModel(base_url='https://api.anthropic.com', model='claude-haiku-4-5')"
+    )
+    env = {
+        "ANTHROPIC_API_KEY": KEY,
+        "ANTHROPIC_BASE_URL": "http://proxy.example/",
+        "COURSE_AGENT_MODEL": "claude-sonnet-4-5",
+    }
+    model = choose(provider="anthropic", env=env, root=tmp_path).model
+    assert (
+        repr(model) == "AnthropicModel(base_url='http://proxy.example', model='claude-sonnet-4-5')"
+    )
+    model = choose(provider="anthropic", env=env, model="claude-x", root=tmp_path).model
+    assert repr(model).endswith("model='claude-x')")
+
+
+def test_choose_says_why_it_picked_anthropic(tmp_path: Path) -> None:
+    setup = choose(env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path)
+    assert setup.notice == "ANTHROPIC_API_KEY is the only key set: using Anthropic"
+    assert choose(provider="anthropic", env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path).notice == ""
+
+
+def test_choose_offline_anthropic_speaks_the_anthropic_wire(tmp_path: Path) -> None:
+    setup = choose(provider="anthropic", env={}, root=tmp_path)
+    assert repr(setup.model) == "ScriptedModel(inject=None, wire='anthropic')"
+    assert "no API key: put ANTHROPIC_API_KEY=... in a .env file" in setup.notice
+    mocked = choose(provider="anthropic", mock=True, env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path)
+    assert repr(mocked.model) == "ScriptedModel(inject=None, wire='anthropic')"
+
+
+def test_choose_replays_an_anthropic_recording(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    gateway.queue(*(recorded_reply(name) for name in sorted(EXPECTED)))
+    live = model_for(gateway, record=recording)
+    turns = [merged(list(live.stream(QUESTION, []))) for _ in EXPECTED]
+    assert KEY not in recording.read_text()
+    replay = choose(provider="anthropic", replay=recording, env={}, root=tmp_path).model
+    assert [merged(list(replay.stream(QUESTION, []))) for _ in EXPECTED] == turns
+
+
+def test_choose_refuses_an_unknown_provider(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown provider 'claude': use 'openai' or 'anthropic'"):
+        choose(provider="claude", env={}, root=tmp_path)

@@ -1,0 +1,262 @@
+"""The notebook face in a real browser: JupyterLab on loopback, headless Chromium via Playwright.
+
+Skipped where /usr/bin/chromium or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1
+(CI) makes that a failure. Screenshots go to tests/artifacts/ (gitignored): look at them.
+"""
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = Path(__file__).parent / "notebooks"
+ARTIFACTS = Path(__file__).parent / "artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 60_000  # the longest any single step may take: a kernel start on a slow machine
+# Lab settings: no news prompt, and every cell in the DOM (no virtual scrolling to wait for).
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+    "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+}
+# Server settings: loopback only, and nothing that reaches out to the network.
+LAB_CONFIG = {
+    "LabApp": {
+        "news_url": None,
+        "check_for_updates_class": "jupyterlab.handlers.announcements.NeverCheckForUpdate",
+        "extension_manager": "readonly",
+    },
+    "ServerApp": {"ip": "127.0.0.1", "open_browser": False, "allow_root": True},
+}
+
+
+def missing_browser() -> str | None:
+    if not CHROMIUM.exists():
+        return f"{CHROMIUM} is not installed (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install 'course-agent[browser]')"
+    if shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) is None:
+        return "jupyterlab is not installed (pip install 'course-agent[browser]')"
+    return None
+
+
+@pytest.fixture(scope="module", autouse=True)
+def browser_required():
+    reason = missing_browser()
+    if reason and os.environ.get("COURSE_AGENT_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"COURSE_AGENT_REQUIRE_BROWSER=1 but {reason}")
+    if reason:
+        pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class Lab:
+    url: str
+    token: str
+    root: Path
+
+    def address(self, notebook: str) -> str:
+        # A workspace per notebook: Lab would otherwise reopen the tabs of the previous test.
+        workspace = Path(notebook).stem
+        return f"{self.url}/lab/workspaces/{workspace}/tree/{notebook}?token={self.token}"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def kernel_environment(home: Path) -> dict[str, str]:
+    """The server's and its kernels' environment: this checkout importable, no key, all in tmp."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
+    env.update(
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+        JUPYTER_CONFIG_DIR=str(home / "config"),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        JUPYTER_DATA_DIR=str(home / "data"),  # a fresh notary: no notebook is trusted
+        IPYTHONDIR=str(home / "ipython"),
+        TMPDIR=str(home),
+    )
+    return env
+
+
+def wait_for_server(server: subprocess.Popen, url: str, log: Path) -> None:
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited with {server.returncode}:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise TimeoutError(f"JupyterLab did not answer {url} in time:\n{log.read_text()}")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> Iterator[Lab]:
+    home = tmp_path_factory.mktemp("lab")
+    root = home / "root"
+    root.mkdir()
+    (home / "config").mkdir()
+    (home / "config" / "jupyter_server_config.json").write_text(json.dumps(LAB_CONFIG))
+    settings = home / "settings"
+    for plugin, values in LAB_SETTINGS.items():
+        path = settings / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    port, token = free_port(), secrets.token_hex(16)
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser",
+        f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
+    ]  # fmt: skip
+    log = home / "server.log"
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            command, env=kernel_environment(home), stdout=output, stderr=subprocess.STDOUT
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_for_server(server, f"{url}/api/status?token={token}", log)
+        yield Lab(url, token, root)
+    finally:
+        server.terminate()  # the server shuts its kernels down on SIGTERM
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser(lab):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS, timeout=WAIT_MS
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    page = browser.new_page(viewport={"width": 1280, "height": 1000})
+    page.set_default_timeout(WAIT_MS)
+    try:
+        yield page
+    finally:
+        screenshot(page, f"last-{request.node.name}.png")  # what the page showed at the end
+        page.close()
+
+
+def open_notebook(page, lab: Lab, name: str, source: Path | None = None) -> None:
+    shutil.copy(source or NOTEBOOKS / name, lab.root / name)
+    page.goto(lab.address(name))
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+
+
+def run_all_cells(page) -> None:
+    """Wait for the kernel, then Run > Run All Cells, as a person would."""
+    page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.get_by_text("Run All Cells", exact=True).click()
+
+
+def screenshot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / name, full_page=True)
+
+
+def card_summaries(page) -> list[str]:
+    return page.locator(".jp-OutputArea-output details > summary").all_inner_texts()
+
+
+def test_mock_run_shows_glob_grep_read_file_cards_then_the_conclusion(lab, page):
+    open_notebook(page, lab, "agent_mock.ipynb")
+    run_all_cells(page)
+    page.get_by_text("the test goes green.").wait_for()
+    screenshot(page, "agent_mock.png")
+
+    cards = card_summaries(page)
+    assert [card.split("(")[0] for card in cards] == ["v glob", "v grep", "v read_file"]
+    assert all(" fed back " in card for card in cards)
+    output = page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea").inner_text()
+    positions = [output.index(text) for text in ["glob(", "grep(", "read_file(", "goes green."]]
+    assert positions == sorted(positions)
+
+    read_file = page.locator(".jp-OutputArea-output details").nth(2)
+    read_file.locator("summary").click()  # the card opens onto the full result
+    assert "return Math.floor(a / b)" in read_file.locator("pre").inner_text()
+
+
+def test_a_saved_notebook_reopened_untrusted_still_shows_its_cards(lab, page, monkeypatch):
+    home = lab.root.parent
+    for name, value in kernel_environment(home).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    notebook = nbformat.read(NOTEBOOKS / "magics_tour.ipynb", as_version=4)
+    NotebookClient(
+        notebook, timeout=60, startup_timeout=60, resources={"metadata": {"path": str(home)}}
+    ).execute()
+    executed = home / "magics_tour_executed.ipynb"
+    nbformat.write(notebook, executed)
+
+    open_notebook(page, lab, "magics_tour_executed.ipynb", source=executed)
+    first_card = page.locator(".jp-OutputArea-output details").nth(3)  # after the 3 tool schemas
+    first_card.scroll_into_view_if_needed()
+    screenshot(page, "magics_tour_untrusted.png")
+    trust = page.locator(".jp-StatusItem-trust").get_attribute("title") or ""
+    assert trust.startswith("Notebook not trusted")
+    cards = [c.split("(")[0] for c in card_summaries(page) if c.startswith(("v ", "x "))]
+    assert cards[:4] == ["v glob", "v grep", "v read_file", "x edit_file"]
+    assert page.get_by_text("3 requests re-sent").is_visible()  # the cost view, as HTML
+
+
+def test_the_demo_steps_and_plays_in_a_live_kernel(lab, page):
+    open_notebook(page, lab, "fragments_demo.ipynb")
+    run_all_cells(page)
+    claude = page.locator(".jp-Cell").nth(2)
+    claude.get_by_text("fragment 0 of 4").wait_for()
+    claude.get_by_role("button", name="step >").click()
+    claude.get_by_text("fragment 1 of 4").wait_for()
+    assert "[0]: (no name)" in claude.inner_text()  # the subscript merge's phantom call
+
+    interleaved = page.locator(".jp-Cell").nth(3)
+    interleaved.get_by_text("fragment 0 of 15").wait_for()
+    interleaved.locator(".widget-play button").first.click()  # Play
+    interleaved.get_by_text("fragment 15 of 15").wait_for()
+    screenshot(page, "fragments_demo.png")
+    text = interleaved.inner_text()
+    assert "x [1]: glob" in text and "arguments are not JSON" in text  # arrival order broke
+    assert '2: grep {"pattern":"divide\\\\("}' in text  # by index is right

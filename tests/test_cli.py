@@ -1,0 +1,81 @@
+"""The command line as a user runs it: a real subprocess, real environment variables."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def run(*args, env=None, cwd=None):
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
+    return subprocess.run(
+        [sys.executable, "-m", "course_agent", *args],
+        capture_output=True,
+        text=True,
+        env={**base, **(env or {})},
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_offline_question_shows_the_three_cards_in_order_and_concludes(tmp_path):
+    done = run(env={"MOCK": "1"}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    cards = [line for line in lines if line[:2] in ("> ", "v ", "x ")]
+    assert cards == [
+        '> glob({"pattern":"**/*.js"})',
+        "v glob fed back 50 chars - src/calc.js",
+        '> grep({"pattern":"divide\\\\("})',
+        "v grep fed back 361 chars - src/calc.js:8:export function divide(a, b) {",
+        '> read_file({"path":"src/calc.js"})',
+        "v read_file fed back 386 chars - src/calc.js (lines 1-13 of 13)",
+    ]
+    assert "line 12 rounds down" in lines[-1]
+
+
+def test_selftest_prints_seven_of_seven(tmp_path):
+    done = run(env={"MOCK": "1", "SELFTEST": "1"}, cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[-1] == "7/7 passed"
+
+
+def test_bad_args_shows_the_failed_edit_file_card_and_exits_zero(tmp_path):
+    done = run(env={"MOCK": "1", "INJECT": "bad_args"}, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "x edit_file fed back 66 chars - there is no tool named edit_file. "
+        "Available: glob, grep, read_file"
+    ) in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_no_key_falls_back_offline_and_says_so_in_one_line(tmp_path):
+    done = run(cwd=tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.splitlines()[0].startswith("no API key: put OPENAI_API_KEY=")
+
+
+def test_dotenv_key_is_used_and_never_printed(tmp_path):
+    secret = "sk-test-DOTENV-SECRET-0123456789"
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={secret}\n")
+    done = run("--base-url", "http://127.0.0.1:9/v1", "hi", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "127.0.0.1:9" in done.stdout
+    assert secret not in done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--max-turns", "0"], "--max-turns must be at least 1"),
+        (["--root", "/definitely/not/here", "--mock"], "is not a directory"),
+        (["--inject", "nonsense"], "invalid choice"),
+    ],
+)
+def test_misuse_is_one_clear_line_and_exit_two(tmp_path, args, message):
+    done = run(*args, cwd=tmp_path)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr

@@ -1,0 +1,118 @@
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from course_agent.notebook.fragments_demo import (
+    SOURCES,
+    FragmentDemo,
+    call_problem,
+    merge_by_index,
+    merge_by_subscript,
+    merge_in_arrival_order,
+    recorded_fragments,
+    scripted_fragments,
+)
+from course_agent.protocol import ToolCallDelta
+
+
+def in_index_order(merged):
+    return [slot for _, slot in sorted(merged.items())]
+
+
+def names_and_args(slots):
+    return [(slot.get("name", ""), slot.get("args", "")) for slot in slots]
+
+
+def test_the_claude_stream_starts_at_index_1_and_breaks_the_subscript_merge():
+    fragments = recorded_fragments("vercel-ai_claude-openai-compat_index1_after_text.sse")
+    assert {d.index for d in fragments} == {1}
+    good = [("read_file", '{"path": "a.txt"}')]
+    assert names_and_args(in_index_order(merge_by_index(fragments))) == good
+    assert names_and_args(merge_in_arrival_order(fragments)) == good
+    by_subscript = merge_by_subscript(fragments)
+    assert names_and_args(by_subscript) == [("", ""), *good]  # a phantom call at position 0
+    assert call_problem(by_subscript[0]) == "no tool name: the gateway rejects the next request"
+
+
+def test_the_interleaved_turn_breaks_the_arrival_order_merge():
+    fragments = scripted_fragments()
+    heads = [d.name for d in fragments if d.name]
+    assert heads == ["grep", "glob"]  # the second call's head arrives first
+    assert sorted({d.index for d in fragments}) == [1, 2]
+    good = [("glob", '{"pattern":"**/*.js"}'), ("grep", '{"pattern":"divide\\\\("}')]
+    assert names_and_args(in_index_order(merge_by_index(fragments))) == good
+    by_arrival = merge_in_arrival_order(fragments)
+    assert [slot["name"] for slot in by_arrival] == ["grep", "glob"]
+    assert by_arrival[0]["args"] == ""  # grep's arguments went to glob, stitched in
+    assert call_problem(by_arrival[1]).startswith("arguments are not JSON")
+
+
+def test_the_sequential_parallel_stream_hides_both_bugs():
+    fragments = recorded_fragments("openai-python_parallel_tool_calls.sse")
+    merges = [
+        in_index_order(merge_by_index(fragments)),
+        merge_by_subscript(fragments),
+        merge_in_arrival_order(fragments),
+    ]
+    assert names_and_args(merges[1]) == names_and_args(merges[0])
+    assert names_and_args(merges[2]) == names_and_args(merges[0])
+    assert [slot["name"] for slot in merges[0]] == ["GetWeatherArgs", "get_stock_price"]
+    assert all(call_problem(slot) is None for slot in merges[0])
+
+
+@given(st.lists(st.tuples(st.integers(0, 4), st.text(max_size=5)), max_size=30))
+def test_merging_by_index_keeps_each_calls_fragments_in_order(pieces):
+    fragments = [ToolCallDelta(index, None, None, text) for index, text in pieces]
+    merged = merge_by_index(fragments)
+    for index, slot in merged.items():
+        assert slot["args"] == "".join(text for i, text in pieces if i == index)
+
+
+@pytest.mark.parametrize("source", SOURCES)
+def test_every_step_is_in_the_static_table(source):
+    demo = FragmentDemo(source)
+    html = demo._repr_html_()
+    assert html.count("<tr>") == len(demo.fragments) + 1  # the header and one row per fragment
+    assert "<script" not in html
+    bundle = demo._repr_mimebundle_()
+    assert set(bundle) == {"text/plain", "text/html"}
+    assert bundle["text/plain"].startswith(f"{source}: ")
+
+
+def test_a_step_shows_the_fragments_so_far_with_the_newest_in_bold():
+    demo = FragmentDemo("claude")
+    first = demo.step_html(1)
+    assert "fragment 1 of" in first
+    assert "<b>index=1 id=toolu_sanitized name=read_file args+=``</b>" in first
+    assert "(nothing yet)" in demo.step_html(0)
+    last = demo.step_html(len(demo.fragments))
+    assert "x [0]: (no name)" in last  # only at the end are unfinished calls judged
+
+
+def test_the_plain_text_form_judges_each_merge():
+    text = str(FragmentDemo("interleaved"))
+    assert '  1: glob {"pattern":"**/*.js"} v' in text
+    assert "x (arguments are not JSON" in text
+
+
+def test_an_unknown_stream_names_the_choices():
+    with pytest.raises(ValueError, match="claude, interleaved, parallel"):
+        FragmentDemo("mistral")
+
+
+def test_the_player_steps_and_offers_the_static_table_beside_the_widget():
+    demo = FragmentDemo("interleaved")
+    player = demo.player()
+    player.go(3)
+    assert player.view.value == demo.step_html(3)
+    player.go(999)
+    assert player.slider.value == len(demo.fragments)
+    player.go(-5)
+    assert player.view.value == demo.step_html(0)
+    bundle = player._repr_mimebundle_()
+    view = bundle["application/vnd.jupyter.widget-view+json"]
+    assert view["model_id"] == player.box.model_id
+    assert bundle["text/html"] == demo._repr_html_()
+    assert json.dumps(bundle)  # a display message must be JSON

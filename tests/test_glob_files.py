@@ -1,0 +1,268 @@
+"""glob: the wildcard translation, the walk (walk.py is glob's helper) and the tool's output."""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from course_agent.protocol import ToolContext, ToolError
+from course_agent.tools.glob_files import GlobArgs, run_glob, translate_wildcard
+from course_agent.tools.walk import SKIP_DIRS, count_files, show_path, walk_files
+
+
+def make_tree(root: Path, files: list[str]) -> Path:
+    for relative in files:
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{relative}\n")
+    return root
+
+
+def glob(root: Path, pattern: str, limit: int = 200) -> str:
+    return run_glob(GlobArgs(pattern=pattern, limit=limit), ToolContext(root)).content
+
+
+SANDBOX = [
+    "README.md",
+    "package.json",
+    ".env",
+    "src/calc.js",
+    "src/report.js",
+    "src/types.ts",
+    "src/lib/deep/util.js",
+    "test/calc.test.js",
+    "node_modules/left-pad/index.js",
+    "src/node_modules/inner/index.js",
+    "dist/bundle.js",
+    "pkg/dist/out.js",
+    ".git/config",
+    ".github/workflows/ci.yml",
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return make_tree(tmp_path, SANDBOX)
+
+
+# -- translation --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches", "misses"),
+    [
+        ("**/*.js", ["a.js", "src/a.js", "a/b/c.js", ".x.js"], ["a.ts", "a.js/b"]),
+        ("*.js", ["a.js", ".a.js"], ["src/a.js"]),
+        ("src/**", ["src/a", "src/b/c"], ["src", "lib/src/a"]),
+        ("src/**/*.js", ["src/a.js", "src/b/c/d.js"], ["a.js", "srcx/a.js"]),
+        ("**", ["a", "a/b/c"], []),
+        ("?.js", ["a.js"], ["ab.js", "/.js"]),
+        ("a/?/b", ["a/x/b"], ["a//b", "a/xy/b"]),
+        ("*.[ch]", ["x.c", "x.h"], ["x.o", "x./"]),
+        ("[!a]*", ["b", "bar"], ["a", "abc", "/"]),
+        ("[]]x", ["]x"], ["x"]),
+        ("**/*.{js,ts}", ["a.js", "b/c.ts"], ["a.jsx", "a.rs"]),
+        ("{src,test}/*.js", ["src/a.js", "test/b.js"], ["lib/a.js", "src/x/a.js"]),
+        ("{a,{b,c}}", ["a", "b", "c"], ["d", "{a,b}"]),
+        ("{a/b,c}.js", ["a/b.js", "c.js"], ["a.js"]),
+        ("\\*.js", ["*.js"], ["a.js"]),
+        ("a**b", ["ab", "axxb"], ["a/b"]),
+        ("a,b}", ["a,b}"], ["a"]),
+        ("weird(name)+.js", ["weird(name)+.js"], ["weirdname.js"]),
+    ],
+)
+def test_translation(pattern: str, matches: list[str], misses: list[str]) -> None:
+    regex = re.compile(translate_wildcard(pattern), re.DOTALL)
+    assert all(regex.fullmatch(path) for path in matches), pattern
+    assert not any(regex.fullmatch(path) for path in misses), pattern
+
+
+@pytest.mark.parametrize(("pattern", "words"), [("*.[ch", "closing ]"), ("{a,b", "closing }")])
+def test_unclosed_brackets_are_refused_with_an_example(pattern: str, words: str) -> None:
+    with pytest.raises(ToolError, match=re.escape(words)):
+        translate_wildcard(pattern)
+
+
+# -- the walk ----------------------------------------------------------------------------------
+
+
+def test_walk_skips_the_noise_at_any_depth(tree: Path) -> None:
+    found = set(walk_files(tree))
+    assert "src/calc.js" in found and ".env" in found and ".github/workflows/ci.yml" in found
+    assert not [path for path in found if SKIP_DIRS & set(path.split("/"))]
+    assert count_files(tree) == len(found) == 9
+
+
+def test_walk_from_a_subdirectory_with_a_depth_bound(tree: Path) -> None:
+    assert sorted(walk_files(tree, "src", max_depth=0)) == ["calc.js", "report.js", "types.ts"]
+    assert "lib/deep/util.js" in set(walk_files(tree, "src"))
+    assert list(walk_files(tree, "node_modules")) == []  # skipped even when asked for
+    assert list(walk_files(tree, "missing")) == []
+
+
+def test_walk_never_enters_symlinked_directories(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "root", ["a.js", "sub/b.js"])
+    make_tree(tmp_path / "outside", ["secret.js"])
+    (root / "out").symlink_to(tmp_path / "outside")
+    (root / "again").symlink_to(root / "sub")  # inside, but a second way round
+    (root / "loop").symlink_to(root)
+    (root / "secret.js").symlink_to(tmp_path / "outside" / "secret.js")
+    (root / "alias.js").symlink_to("a.js")
+    (root / "dangling.js").symlink_to("nowhere.js")
+    (root / "spin").symlink_to("spin")
+    (root / "sneaky.js").symlink_to("spin/../out/secret.js")  # through a loop, then out
+    assert sorted(walk_files(root.resolve())) == ["a.js", "alias.js", "sub/b.js"]
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("src/a.js", "src/a.js"),
+        ("données/é.txt", "données/é.txt"),
+        ("new\nline.txt", "new\\nline.txt"),
+        ("tab\there", "tab\\there"),
+        ("bell\x07", "bell\\x07"),
+        ("bad\udcffname", "bad\\xffname"),  # the byte 0xff as os.fsdecode hands it over
+    ],
+)
+def test_show_path_keeps_one_printable_line(name: str, shown: str) -> None:
+    assert show_path(name) == shown
+    assert "\n" not in show_path(name)
+
+
+# -- the tool ----------------------------------------------------------------------------------
+
+
+def test_lists_sorted_relative_paths_one_per_line(tree: Path) -> None:
+    assert glob(tree, "**/*.js") == "src/calc.js\nsrc/lib/deep/util.js\nsrc/report.js\n" + (
+        "test/calc.test.js"
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("*", [".env", "README.md", "package.json"]),  # dotfiles match
+        ("src/*.{js,ts}", ["src/calc.js", "src/report.js", "src/types.ts"]),
+        ("./src/*.ts", ["src/types.ts"]),
+        ("src/", ["src/calc.js", "src/lib/deep/util.js", "src/report.js", "src/types.ts"]),
+        ("**/ci.yml", [".github/workflows/ci.yml"]),
+        ("src/calc.js", ["src/calc.js"]),
+        ("src/../README.md", ["README.md"]),  # .. before any wildcard, still inside
+        ("**/index.js", []),  # every index.js lives under a node_modules
+    ],
+)
+def test_patterns(tree: Path, pattern: str, expected: list[str]) -> None:
+    content = glob(tree, pattern)
+    if expected:
+        assert content.split("\n") == expected
+    else:
+        assert content.startswith(f"no files match {pattern}")
+
+
+def test_an_absolute_pattern_inside_the_root_is_fine(tree: Path) -> None:
+    assert glob(tree, f"{tree.resolve()}/src/*.ts") == "src/types.ts"
+
+
+def test_withheld_count_is_exact(tmp_path: Path) -> None:
+    make_tree(tmp_path, [f"f{n:03d}.txt" for n in range(237)])
+    lines = glob(tmp_path, "*.txt").split("\n")
+    assert lines[:2] == ["f000.txt", "f001.txt"] and lines[199] == "f199.txt"
+    assert lines[200:] == ["(37 more withheld; narrow the pattern or raise limit)"]
+    assert glob(tmp_path, "*.txt", limit=237).count("\n") == 236
+
+
+def test_empty_result_states_how_many_files_there_are(tree: Path) -> None:
+    assert glob(tree, "**/*.py") == "no files match **/*.py (the working directory holds 9 files)"
+    assert glob(tree, "lib/*.js") == (
+        "no files match lib/*.js (lib/ is not a directory; the working directory holds 9 files)"
+    )
+    assert ".git, dist and node_modules are never listed" in glob(tree, "node_modules/**")
+
+
+@pytest.mark.parametrize("pattern", ["../*", "../../**", "/etc/*", "/*", "~/*", "src/../../*"])
+def test_patterns_that_climb_out_are_refused(tree: Path, pattern: str) -> None:
+    with pytest.raises(ToolError, match="outside the working directory"):
+        glob(tree, pattern)
+
+
+@pytest.mark.parametrize(("pattern", "words"), [("", "empty"), ("a\0b", "NUL"), ("*/../x", "..")])
+def test_bad_patterns_get_specific_messages(tree: Path, pattern: str, words: str) -> None:
+    with pytest.raises(ToolError, match=words):
+        glob(tree, pattern)
+
+
+def test_a_reversed_range_is_a_refusal_not_a_crash(tree: Path) -> None:
+    with pytest.raises(ToolError, match="not a valid wildcard"):
+        glob(tree, "[z-a]")
+
+
+# -- an independent oracle: whole-segment matching with fnmatch, braces expanded ---------------
+
+
+def expand_braces(pattern: str) -> list[str]:
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    return [x for alt in match.group(1).split(",") for x in expand_braces(head + alt + tail)]
+
+
+def segments_match(pattern: list[str], path: list[str]) -> bool:
+    if not pattern:
+        return not path
+    if pattern == ["**"]:
+        return bool(path)  # a trailing ** is everything below, not the directory itself
+    if pattern[0] == "**":
+        return any(segments_match(pattern[1:], path[i:]) for i in range(len(path) + 1))
+    return (
+        bool(path)
+        and fnmatch.fnmatchcase(path[0], pattern[0])
+        and (segments_match(pattern[1:], path[1:]))
+    )
+
+
+def oracle(files: list[str], pattern: str) -> list[str]:
+    alternatives = [alt.split("/") for alt in expand_braces(pattern)]
+    visible = [f for f in files if not SKIP_DIRS & set(f.split("/")[:-1])]
+    return sorted(f for f in visible if any(segments_match(a, f.split("/")) for a in alternatives))
+
+
+NAMES = ["a", "b", "ab.js", ".h", "src", "x.ts", "dist"]
+SEGMENTS = ["**", "*", "a*", "*.js", "?", "[ab]*", "{a,src}", "src", ".*", "*.{js,ts}", "b"]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    files=st.lists(
+        st.lists(st.sampled_from(NAMES), min_size=1, max_size=4).map("/".join),
+        min_size=1,
+        max_size=12,
+    ),
+    pattern=st.lists(st.sampled_from(SEGMENTS), min_size=1, max_size=4).map("/".join),
+)
+def test_glob_agrees_with_a_segment_by_segment_oracle(
+    tmp_path_factory: pytest.TempPathFactory, files: list[str], pattern: str
+) -> None:
+    root = tmp_path_factory.mktemp("oracle")
+    # A name cannot be both a file and a directory: keep the files no other file lives under.
+    files = [f for f in dict.fromkeys(files) if not any(g.startswith(f + "/") for g in files)]
+    make_tree(root, files)
+    expected = oracle(files, pattern)
+    content = glob(root, pattern, limit=2000)
+    assert content.split("\n") == expected if expected else content.startswith("no files match")
+
+
+def test_oracle_itself_on_known_cases() -> None:
+    files = ["a.js", "src/a.js", "src/b/c.js", "dist/x.js"]
+    assert oracle(files, "**/*.js") == ["a.js", "src/a.js", "src/b/c.js"]
+    assert oracle(files, "{a,src}/*") == ["src/a.js"]
+    assert list(itertools.chain(expand_braces("{a,b}{c,d}"))) == ["ac", "ad", "bc", "bd"]

@@ -1,0 +1,165 @@
+"""grep: ripgrep underneath, sorted path:line:content on top, every dimension bounded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from course_agent.protocol import ToolContext, ToolError
+from course_agent.tools import grep_files
+from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
+
+pytestmark = pytest.mark.skipif(find_rg() is None, reason="ripgrep is not installed")
+
+
+def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for relative, content in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return root
+
+
+def grep(root: Path, pattern: str, glob: str | None = None, limit: int = 50) -> str:
+    args = GrepArgs(pattern=pattern, glob=glob, limit=limit)
+    return run_grep(args, ToolContext(root)).content
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return make_tree(
+        tmp_path,
+        {
+            "src/calc.js": "export function divide(a, b) {\n  return Math.floor(a / b)\n}\n",
+            "src/report.js": "import { divide } from './calc.js'\nconst x = divide(1, 2)\n",
+            "src/types.ts": "export type Divide = (a: number) => number\n",
+            "test/calc.test.js": "test('divide', () => divide(7, 2))\n",
+            ".env": "DIVIDE_MODE=floor\n",
+            "node_modules/x/index.js": "divide()\n",
+            "dist/bundle.js": "divide()\n",
+            "src/.git/hooks.js": "divide()\n",
+            "logo.png": b"\x89PNG\0\0divide\n",
+        },
+    )
+
+
+def test_matches_are_sorted_path_line_content(tree: Path) -> None:
+    assert grep(tree, "divide").split("\n") == [
+        "src/calc.js:1:export function divide(a, b) {",
+        "src/report.js:1:import { divide } from './calc.js'",
+        "src/report.js:2:const x = divide(1, 2)",
+        "test/calc.test.js:1:test('divide', () => divide(7, 2))",
+    ]
+
+
+def test_dotfiles_are_searched_and_case_is_respected(tree: Path) -> None:
+    assert grep(tree, "DIVIDE") == ".env:1:DIVIDE_MODE=floor"
+    assert grep(tree, "(?i)divide_mode") == ".env:1:DIVIDE_MODE=floor"
+
+
+@pytest.mark.parametrize(
+    ("glob", "paths"),
+    [
+        ("*.js", ["src/calc.js", "src/report.js", "src/report.js", "test/calc.test.js"]),
+        ("*.ts", ["src/types.ts"]),
+        ("src/**/*.ts", ["src/types.ts"]),
+        ("test/**", ["test/calc.test.js"]),
+        ("node_modules/**", []),  # the skipped directories stay skipped
+        ("*.png", []),  # binary files are skipped
+    ],
+)
+def test_glob_narrows_the_files(tree: Path, glob: str, paths: list[str]) -> None:
+    content = grep(tree, "(?i)divide", glob=glob)
+    if paths:
+        assert [line.split(":")[0] for line in content.split("\n")] == paths
+    else:
+        assert content == f"no matches for (?i)divide in files matching {glob}"
+
+
+def test_no_match_says_so(tree: Path) -> None:
+    assert grep(tree, "multiply") == "no matches for multiply"
+
+
+def test_withheld_count_is_exact_across_files(tmp_path: Path) -> None:
+    make_tree(tmp_path, {f"f{n}.txt": "hit\n" * 30 for n in range(10)})
+    lines = grep(tmp_path, "hit", limit=45).split("\n")
+    assert lines[:2] == ["f0.txt:1:hit", "f0.txt:2:hit"]
+    assert lines[44] == "f1.txt:15:hit"
+    assert lines[45:] == ["(255 more matches withheld; narrow with glob or a stricter pattern)"]
+
+
+def test_withheld_count_is_exact_within_one_file(tmp_path: Path) -> None:
+    # More than `limit` matches in one file: rg stops at --max-count, a counting pass fills in.
+    make_tree(tmp_path, {"a.txt": "hit\n" * 1000, "b.txt": "hit\n" * 3})
+    lines = grep(tmp_path, "hit", limit=5).split("\n")
+    assert lines[:5] == [f"a.txt:{n}:hit" for n in range(1, 6)]
+    assert lines[5] == "(998 more matches withheld; narrow with glob or a stricter pattern)"
+
+
+def test_lines_are_cut_at_120_characters(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"min.js": "x" * 200 + " needle " + "y" * 1000 + "\n"})
+    line = grep(tmp_path, "needle")
+    assert line == "min.js:1:" + "x" * 120 + "…"
+
+
+def test_crlf_and_invalid_utf8(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"w.txt": b"one\r\ntwo caf\xe9\r\n"})
+    assert grep(tmp_path, "two") == "w.txt:2:two caf\ufffd"
+
+
+def test_a_pattern_starting_with_a_dash_is_a_pattern(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"a.txt": "--force\n"})
+    assert grep(tmp_path, "--force") == "a.txt:1:--force"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "glob", "words"),
+    [
+        ("(", None, "regex parse error"),
+        ("a{2,1}", None, "regex parse error"),
+        ("a\nb", None, "literal"),
+        ("x", "[", "error parsing glob"),
+    ],
+)
+def test_invalid_regex_or_glob_quotes_ripgrep(
+    tree: Path, pattern: str, glob: str, words: str
+) -> None:
+    with pytest.raises(ToolError, match=f"grep failed: .*{words}"):
+        grep(tree, pattern, glob=glob)
+
+
+@pytest.mark.parametrize(("pattern", "glob"), [("", None), ("a\0b", None), ("a", "*\0")])
+def test_empty_or_nul_is_refused(tree: Path, pattern: str, glob: str | None) -> None:
+    with pytest.raises(ToolError):
+        grep(tree, pattern, glob=glob)
+
+
+@pytest.mark.timeout(60)
+def test_catastrophic_pattern_comes_back(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"a.txt": "a" * 100_000 + "!\n" + "a" * 30 + "\n"})
+    assert grep(tmp_path, "(a+)+$") == "a.txt:2:" + "a" * 30
+    assert grep(tmp_path, "(a|aa)+b") == "no matches for (a|aa)+b"
+
+
+def test_a_spent_time_budget_stops_the_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path, {"a.txt": "hit\n" * 10_000})
+    monkeypatch.setattr(grep_files, "TIME_BUDGET_S", 0.0)
+    result = run_grep(GrepArgs(pattern="hit"), ToolContext(tmp_path))
+    assert result.meta["stopped"] is True
+    assert "(search stopped after 0 s with" in result.content
+
+
+def test_missing_ripgrep_says_how_to_install_it(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(grep_files, "find_rg", lambda: None)
+    with pytest.raises(ToolError, match="pip install ripgrep"):
+        grep(tree, "divide")
+
+
+def test_meta_carries_the_counts(tree: Path) -> None:
+    result = run_grep(GrepArgs(pattern="divide", limit=2), ToolContext(tree))
+    assert result.meta == {"matches": 4, "shown": 2, "stopped": False}

@@ -1,0 +1,362 @@
+"""Every tool against a hostile tree, through the registry the loop uses.
+
+Symlinks out and round in circles, FIFOs and devices, a 1 GB sparse file, a 50 MB line, broken
+encodings, odd file names, unreadable files, catastrophic regexes and a million matches.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import course_agent
+from course_agent.protocol import ToolCall, ToolContext, ToolResult
+from course_agent.registry import default_registry
+from course_agent.tools.grep_files import find_rg
+
+SECRET = "TOP-SECRET-VALUE"
+MEMORY_BOUND_MB = 200  # generous: a bound on what a tree can make us hold, not a benchmark
+
+needs_rg = pytest.mark.skipif(find_rg() is None, reason="ripgrep is not installed")
+
+
+def execute(root: Path, tool: str, **args: object) -> ToolResult:
+    return default_registry().execute(ToolCall("call_1", tool, json.dumps(args)), ToolContext(root))
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """tmp/app, with every way out of it planted inside, next to secrets that must not leak."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "passwd").write_text(f"{SECRET}\n")
+    (tmp_path / "app-secrets").mkdir()
+    (tmp_path / "app-secrets" / "key.txt").write_text(f"{SECRET}\n")
+    app = tmp_path / "app"
+    (app / "src" / "deeper").mkdir(parents=True)
+    (app / "src" / "calc.js").write_text("export const divide = (a, b) => a / b\n")
+    (app / "link-out.txt").symlink_to(outside / "passwd")
+    (app / "dir-out").symlink_to(outside)
+    (app / "src" / "deeper" / "nested-out").symlink_to("../../../outside")
+    (app / "loop").symlink_to("loop")
+    (app / "ping").symlink_to("pong")
+    (app / "pong").symlink_to("ping")
+    (app / "src" / "cycle").symlink_to("..")  # a directory loop: src/cycle/src/cycle/...
+    return app
+
+
+HOSTILE_PATHS = [
+    "../outside/passwd",
+    "../app-secrets/key.txt",
+    "/etc/passwd",
+    "link-out.txt",
+    "dir-out/passwd",
+    "src/deeper/nested-out/passwd",
+    "loop",
+    "ping",
+    "loop/../dir-out/passwd",  # a loop, then .. : resolve() alone would let this one out
+    "src/calc.js\0",
+    "~/.bashrc",
+    "",
+]
+
+
+@pytest.mark.parametrize("path", HOSTILE_PATHS)
+def test_read_file_refuses_every_way_out(root: Path, path: str) -> None:
+    result = execute(root, "read_file", path=path)
+    assert result.ok is False and SECRET not in result.content
+
+
+@pytest.mark.parametrize("path", [*HOSTILE_PATHS, "../*", "dir-out/*", "/*", "../app-secrets/**"])
+def test_glob_never_lists_or_leaks_outside(root: Path, path: str) -> None:
+    result = execute(root, "glob", pattern=path)
+    assert SECRET not in result.content
+    if result.ok:  # nothing refused outright, so nothing may have been found either
+        assert result.content.startswith("no files match")
+
+
+@needs_rg
+@pytest.mark.parametrize("glob", [None, *HOSTILE_PATHS[:6], "**"])
+def test_grep_never_reads_outside(root: Path, glob: str | None) -> None:
+    result = execute(root, "grep", pattern=SECRET, **({"glob": glob} if glob else {}))
+    assert not re.search(rf"^[^\n]*:\d+:{SECRET}", result.content, re.MULTILINE)
+
+
+def test_an_absolute_path_inside_is_fine(root: Path) -> None:
+    result = execute(root, "read_file", path=str(root / "src" / "calc.js"))
+    assert result.ok and result.content.startswith("src/calc.js (lines 1-1 of 1)")
+
+
+@pytest.mark.timeout(30)
+def test_walks_terminate_despite_loops(root: Path) -> None:
+    assert execute(root, "glob", pattern="**").content == "src/calc.js"
+    if find_rg():
+        assert execute(root, "grep", pattern="divide").content.startswith("src/calc.js:1:")
+
+
+# -- special files: refused or skipped, never blocking ------------------------------------------
+
+
+@pytest.mark.timeout(10)
+def test_fifo_neither_blocks_nor_is_listed(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("divide\n")
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "pipe-link").symlink_to("pipe")
+    for path in ("pipe", "pipe-link"):
+        result = execute(tmp_path, "read_file", path=path)
+        assert not result.ok and "FIFO" in result.content
+    assert execute(tmp_path, "glob", pattern="*").content == "a.txt"
+    if find_rg():
+        assert execute(tmp_path, "grep", pattern="divide").content == "a.txt:1:divide"
+
+
+@pytest.mark.timeout(10)
+def test_device_files_are_refused(tmp_path: Path) -> None:
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    (tmp_path / "null").symlink_to("/dev/null")
+    for path in ("zero", "null", "/dev/zero", "/dev/stdin"):
+        assert not execute(tmp_path, "read_file", path=path).ok
+    try:
+        os.mknod(tmp_path / "zero-here", 0o600 | 0o020000, os.makedev(1, 5))  # S_IFCHR
+    except (PermissionError, AttributeError):
+        return  # not root, or no mknod: the symlinks above are the case that matters
+    result = execute(tmp_path, "read_file", path="zero-here")
+    assert not result.ok and "a device" in result.content
+    if find_rg():
+        assert execute(tmp_path, "grep", pattern="x").content == "no matches for x"
+
+
+# -- sizes: a 1 GB sparse file, a 50 MB line, a million matches ---------------------------------
+
+
+def measure(root: Path, tool: str, **args: object) -> dict[str, object]:
+    """Run one call in a fresh interpreter; report its result and peak memory (self, children)."""
+    script = textwrap.dedent(
+        """
+        import json, resource, sys
+        from pathlib import Path
+        from course_agent.protocol import ToolCall, ToolContext
+        from course_agent.registry import default_registry
+        root, tool, args = sys.argv[1], sys.argv[2], sys.argv[3]
+        result = default_registry().execute(ToolCall("1", tool, args), ToolContext(Path(root)))
+        scale = 1024 * 1024 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes or KiB
+        # Linux keeps ru_maxrss across exec, so RUSAGE_SELF would report pytest's own size at
+        # fork; VmHWM belongs to this interpreter's memory map alone.
+        status = Path("/proc/self/status")
+        lines = status.read_text().splitlines() if status.exists() else []
+        hwm = [line.split()[1] for line in lines if line.startswith("VmHWM:")]
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        self_kib = int(hwm[0]) if hwm else peak
+        print(json.dumps({
+            "ok": result.ok,
+            "content": result.content,
+            "self_mb": self_kib / scale,
+            "children_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / scale,
+        }))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(course_agent.__file__).parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(root), tool, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+HEAD = b"".join(b"start %d\n" % n for n in range(1, 1001))
+
+
+@pytest.fixture
+def sparse(tmp_path: Path) -> Path:
+    """1000 text lines, a 1 GB hole (one enormous line of NULs), then 10 more lines."""
+    with open(tmp_path / "huge.log", "wb") as file:
+        file.write(HEAD)
+        file.truncate(1 << 30)
+        file.seek(0, os.SEEK_END)
+        file.write(b"\n" + b"".join(b"end %d\n" % n for n in range(1, 11)))
+    return tmp_path
+
+
+@pytest.mark.timeout(120)
+def test_sparse_gigabyte_first_page(sparse: Path) -> None:
+    run = measure(sparse, "read_file", path="huge.log", limit=3)
+    assert run["ok"] and run["self_mb"] < MEMORY_BOUND_MB
+    assert run["content"] == (
+        "huge.log (lines 1-3 of 1011)\n1  start 1\n2  start 2\n3  start 3\n"
+        "(lines 4-1011 remain; read on with offset=4)"
+    )
+
+
+@pytest.mark.timeout(120)
+def test_sparse_gigabyte_page_near_the_end(sparse: Path) -> None:
+    run = measure(sparse, "read_file", path="huge.log", offset=1000, limit=4)
+    assert run["ok"] and run["self_mb"] < MEMORY_BOUND_MB
+    lines = str(run["content"]).split("\n")
+    assert lines[0] == "huge.log (lines 1000-1003 of 1011)"
+    assert lines[1] == "1000  start 1000"
+    assert lines[2].endswith(f"… [line cut at 500 of {(1 << 30) - len(HEAD)} characters]")
+    assert lines[3:] == [
+        "1002  end 1",
+        "1003  end 2",
+        "(lines 1004-1011 remain; read on with offset=1004)",
+    ]
+
+
+@needs_rg
+@pytest.mark.timeout(120)
+def test_grep_over_a_sparse_gigabyte_stays_small(sparse: Path) -> None:
+    (sparse / "a.txt").write_text("start here\n")
+    run = measure(sparse, "grep", pattern="start|end")
+    assert run["content"] == "a.txt:1:start here"  # the NUL-filled file is binary: skipped
+    assert run["self_mb"] < MEMORY_BOUND_MB and run["children_mb"] < MEMORY_BOUND_MB
+
+
+@pytest.mark.timeout(120)
+def test_a_single_50_mb_line(tmp_path: Path) -> None:
+    size = 50 << 20
+    with open(tmp_path / "bundle.min.js", "wb") as file:
+        file.write(b"var a=1;" * (size // 8) + b"needle\nsecond\n")
+    run = measure(tmp_path, "read_file", path="bundle.min.js")
+    assert run["ok"] and run["self_mb"] < MEMORY_BOUND_MB
+    lines = str(run["content"]).split("\n")
+    assert lines[0] == "bundle.min.js (lines 1-2 of 2)"
+    assert (
+        lines[1]
+        == "1  " + ("var a=1;" * 63)[:500] + f"… [line cut at 500 of {size + 6} characters]"
+    )
+    if find_rg():
+        run = measure(tmp_path, "grep", pattern="needle")
+        assert run["content"] == "bundle.min.js:1:" + ("var a=1;" * 16)[:120] + "…"
+        assert run["children_mb"] < MEMORY_BOUND_MB
+
+
+@needs_rg
+@pytest.mark.timeout(120)
+def test_a_million_matches_are_counted_exactly_in_bounded_memory(tmp_path: Path) -> None:
+    (tmp_path / "many.txt").write_bytes(b"match here\n" * 1_000_000)
+    run = measure(tmp_path, "grep", pattern="match")
+    lines = str(run["content"]).split("\n")
+    assert lines[:2] == ["many.txt:1:match here", "many.txt:2:match here"] and len(lines) == 51
+    assert lines[-1] == "(999950 more matches withheld; narrow with glob or a stricter pattern)"
+    assert run["self_mb"] < MEMORY_BOUND_MB and run["children_mb"] < MEMORY_BOUND_MB
+
+
+# -- encodings and line endings: grep's line numbers are read_file's line numbers --------------
+
+
+@needs_rg
+def test_grep_line_numbers_agree_with_read_file(tmp_path: Path) -> None:
+    files = {
+        "crlf.txt": b"one\r\ntwo\r\nneedle crlf\r\n",
+        "mixed.txt": b"a\rb\nneedle after a lone cr\n\r\nneedle last",
+        "bad-utf8.txt": b"caf\xe9\n\xff\xfe\nneedle \xc3\n",
+        "utf16.txt": "\ufeffx\r\ny\r\nneedle utf16\r\n".encode("utf-16-le"),
+        "bom8.txt": b"\xef\xbb\xbffirst\nneedle bom\n",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    found = execute(tmp_path, "grep", pattern="needle").content.split("\n")
+    assert len(found) == 6, found
+    for line in found:
+        path, number, content = line.split(":", 2)
+        page = execute(tmp_path, "read_file", path=path, offset=int(number), limit=1)
+        assert page.content.split("\n")[1] == f"{number}  {content}", (path, number)
+
+
+# -- file names ---------------------------------------------------------------------------------
+
+
+def test_odd_file_names(tmp_path: Path) -> None:
+    (tmp_path / "new\nline.txt").write_text("needle\n")
+    (tmp_path / "données").mkdir()
+    (tmp_path / "données" / "résumé.txt").write_text("needle\n")
+    (tmp_path / "colon:name.txt").write_text("needle\n")
+    os.close(os.open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.txt"), os.O_CREAT | os.O_WRONLY))
+    listed = execute(tmp_path, "glob", pattern="**").content.split("\n")
+    assert listed == ["caf\\xe9.txt", "colon:name.txt", "données/résumé.txt", "new\\nline.txt"]
+    if find_rg():
+        found = execute(tmp_path, "grep", pattern="needle").content.split("\n")
+        assert found == [
+            "colon:name.txt:1:needle",
+            "données/résumé.txt:1:needle",
+            "new\\nline.txt:1:needle",
+        ]
+    page = execute(tmp_path, "read_file", path="new\nline.txt").content
+    assert page.startswith("new\\nline.txt (lines 1-1 of 1)")
+    assert execute(tmp_path, "read_file", path="données/résumé.txt").ok
+
+
+# -- unreadable files ---------------------------------------------------------------------------
+
+
+def run_unprivileged(root: Path, tool: str, **args: object) -> ToolResult:
+    """As root, permissions do not apply: run the call with the override capabilities dropped."""
+    if os.geteuid() != 0:
+        return execute(root, tool, **args)
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: chmod 000 cannot be tested")
+    caps = "-dac_override,-dac_read_search"
+    script = (
+        "import json, sys; from pathlib import Path; "
+        "from course_agent.protocol import ToolCall, ToolContext; "
+        "from course_agent.registry import default_registry; "
+        "r = default_registry().execute(ToolCall('1', sys.argv[2], sys.argv[3]), "
+        "ToolContext(Path(sys.argv[1]))); print(json.dumps([r.ok, r.content]))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(course_agent.__file__).parents[1])}
+    command = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}", sys.executable, "-c"]
+    done = subprocess.run(
+        [*command, script, str(root), tool, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"setpriv could not drop capabilities here: {done.stderr.strip()[:200]}")
+    ok, content = json.loads(done.stdout)
+    return ToolResult(content, ok=ok)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    (tmp_path / "open.txt").write_text("needle\n")
+    locked = tmp_path / "locked.txt"
+    locked.write_text("needle\n")
+    locked.chmod(0)
+    try:
+        result = run_unprivileged(tmp_path, "read_file", path="locked.txt")
+        assert not result.ok and result.content == "cannot read locked.txt: Permission denied"
+        if find_rg():
+            result = run_unprivileged(tmp_path, "grep", pattern="needle")
+            assert result.ok
+            assert result.content.split("\n")[0] == "open.txt:1:needle"
+            assert "(some files could not be read: rg: ./locked.txt: Permission denied" in (
+                result.content
+            )
+    finally:
+        locked.chmod(0o600)
+
+
+# -- catastrophic regexes -----------------------------------------------------------------------
+
+
+@needs_rg
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    "pattern", ["(a+)+$", "(a*)*b", "(a|aa)+$", "(.*a){12}", "^(a?){25}a{25}$"]
+)
+def test_catastrophic_regexes_come_back(tmp_path: Path, pattern: str) -> None:
+    (tmp_path / "as.txt").write_text("a" * 50_000 + "!\n" + "a" * 25 + "\n")
+    result = execute(tmp_path, "grep", pattern=pattern)
+    assert result.content  # it returned: ripgrep's engine is linear in the input

@@ -1,0 +1,397 @@
+"""The magics through a real IPython shell, and a notebook through a real kernel (nbclient)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from gateway import fixture_reply, sse_reply, status_reply
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+from nbclient import NotebookClient
+from nbconvert import HTMLExporter
+from nbformat.sign import NotebookNotary
+
+from course_agent.loop import check_transcript
+from course_agent.notebook.magics import register
+from course_agent.registry import default_registry
+from course_agent.render.cost import cost_lines, request_costs
+from course_agent.sandbox import QUESTION
+from course_agent.selftest import run_selftest
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = Path(__file__).parent / "notebooks"
+FAKE_KEY = "sk-test-FAKE-KEY-0123456789-do-not-print"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SETTINGS = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "COURSE_AGENT_MODEL", "MOCK", "INJECT"]
+
+
+@pytest.fixture
+def shell(tmp_path, monkeypatch):
+    """A real IPython shell with the extension loaded afresh, in a folder with no .env."""
+    for name in SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # offline sandboxes land in tmp_path
+    ipython = InteractiveShell.instance()
+    ipython.run_line_magic("load_ext", "course_agent")
+    ipython.magics = register(ipython)  # a fresh conversation for every test
+    return ipython
+
+
+def run(ipython, source):
+    """Run a cell as a user would; return what was printed and displayed, and the error."""
+    with capture_output() as captured:
+        result = ipython.run_cell(source)
+    return captured, result.error_in_exec
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on: connecting is refused at once."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def everything(captured) -> str:
+    return captured.stdout + captured.stderr + json.dumps([o.data for o in captured.outputs])
+
+
+def test_load_ext_registers_every_magic(shell):
+    assert shell.find_cell_magic("agent") is not None
+    for name in ["agent_tools", "agent_selftest", "agent_demo", "agent_cost"]:
+        assert shell.find_line_magic(name) is not None, name
+
+
+def test_mock_shows_glob_grep_read_file_cards_then_the_conclusion(shell):
+    captured, error = run(shell, f"%%agent --mock\n{QUESTION}")
+    assert error is None
+    plain = [output.data["text/plain"] for output in captured.outputs]
+    assert [line.split()[:2] for line in plain] == [
+        ["v", "glob"],
+        ["v", "grep"],
+        ["v", "read_file"],
+    ]
+    results = [m["content"] for m in shell.magics.conversation.messages if m["role"] == "tool"]
+    assert [line.split()[4] for line in plain] == [str(len(r)) for r in results]
+    for output in captured.outputs:
+        assert set(output.data) == {"text/plain", "text/html"}
+        assert output.data["text/html"].startswith("<details")
+    assert captured.stdout.startswith("Offline: the scripted model on ")
+    assert captured.stdout.endswith("the test goes green.\n")
+    assert captured.stderr == ""
+
+
+def test_the_conversation_goes_on_until_new_or_a_change_of_model_or_root(shell, tmp_path):
+    run(shell, f"%%agent --mock\n{QUESTION}")
+    first = shell.magics.conversation
+    assert len(first.messages) == 8  # system, user, 3 assistant turns, 3 tool results
+    captured, _ = run(shell, "%%agent --mock\nand the report?")
+    assert shell.magics.conversation is first
+    assert len(first.messages) > 8
+    assert captured.stdout.startswith("(continuing: 8 messages so far; --new starts afresh)")
+
+    run(shell, f"%%agent --mock --new\n{QUESTION}")
+    assert shell.magics.conversation is not first
+    assert len(shell.magics.conversation.messages) == 8
+
+    other = tmp_path / "other"
+    other.mkdir()
+    run(shell, f"%%agent --mock --root {other}\n{QUESTION}")
+    assert shell.magics.conversation.setup.root == other
+    assert len(shell.magics.conversation.messages) == 8
+
+
+def test_inject_bad_args_feeds_the_failures_back_and_finishes(shell):
+    captured, error = run(shell, "%%agent --inject bad_args\nfix the test")
+    assert error is None
+    plain = [output.data["text/plain"] for output in captured.outputs]
+    assert plain[0].startswith("x edit_file fed back ")
+    assert "there is no tool named edit_file" in plain[0]
+    assert sum(line.startswith("x ") for line in plain) >= 2
+    assert plain[-1].startswith("v read_file")
+    assert captured.stderr == ""
+
+
+def test_running_out_of_turns_is_one_line(shell):
+    captured, error = run(shell, f"%%agent --mock --max-turns 1\n{QUESTION}")
+    assert error is None
+    assert captured.stderr == (
+        "! stopped after 1 turns without a final answer; ask again or raise --max-turns\n"
+    )
+    assert len(captured.outputs) == 2  # glob and grep ran; read_file was never asked for
+
+
+def test_an_interrupt_keeps_a_valid_conversation(shell, monkeypatch):
+    def interrupt(card):
+        raise KeyboardInterrupt  # as Ctrl-C would, while the first card is being shown
+
+    monkeypatch.setattr("course_agent.notebook.magics.display", interrupt)
+    captured, error = run(shell, f"%%agent --mock\n{QUESTION}")
+    assert error is None
+    assert captured.stderr == "! interrupted; the conversation is kept and can go on\n"
+    messages = shell.magics.conversation.messages
+    assert check_transcript(messages) is None  # the unfinished call still got its result
+    assert messages[-1]["content"] == "not run: the turn was interrupted before this call"
+
+
+MISUSE = {
+    "%%agent --bogus\nq": "%%agent: unrecognized arguments: --bogus",
+    "%%agent --max-turns 0\nq": "--max-turns must be at least 1",
+    "%%agent --max-turns many\nq": "argument --max-turns: invalid int value: 'many'",
+    "%%agent --root no/such/dir\nq": "--root no/such/dir is not a directory",
+    "%%agent --mock\n   \n": "the cell has no question",
+    "%%agent --inject typo\nq": "argument --inject: invalid choice: 'typo'",
+    "%%agent --root 'unclosed\nq": "No closing quotation",
+    "%%agent --replay missing.jsonl\nq": "cannot read recording missing.jsonl",
+    "%agent_selftest --accumulator Missing": "--accumulator Missing: no such name in this notebook",
+    "%agent_selftest --truncate a_number": "--truncate a_number is not callable",
+    "%agent_selftest --run-call math.nothing": "--run-call math.nothing: math has no nothing",
+    "%agent_demo mistral": "argument stream: invalid choice: 'mistral'",
+    "%agent_tools --verbose": "%agent_tools: unrecognized arguments: --verbose",
+    "%agent_cost": "%agent_cost: no conversation yet",
+}
+
+
+@pytest.mark.parametrize("source", MISUSE)
+def test_misuse_is_one_usage_error_line(shell, source):
+    shell.run_cell("import math\na_number = 3")
+    captured, error = run(shell, source)
+    assert isinstance(error, UsageError)
+    assert MISUSE[source] in str(error)
+    assert captured.stderr == f"UsageError: {error}\n"
+    assert "\n" not in str(error)
+    assert captured.outputs == []
+
+
+def test_braces_and_dollars_are_left_alone(shell):
+    shell.user_ns["x"] = "EXPANDED"
+    question = "what does {x} cost in $x and $$x?"
+    run(shell, f"%%agent --mock\n{question}")
+    assert shell.magics.conversation.messages[1]["content"] == question
+    _, error = run(shell, "%%agent --mock --root {x}\nq")
+    assert str(error).startswith("%%agent: --root {x} is not a directory")
+
+
+def test_a_missing_key_names_the_variable_and_how_to_set_it(shell):
+    captured, error = run(shell, f"%%agent\n{QUESTION}")
+    assert error is None
+    notice = captured.stdout.splitlines()[0]
+    assert notice.startswith("no API key: put OPENAI_API_KEY=... in a .env file")
+    assert "never paste it into a notebook" in notice
+    assert len(captured.outputs) == 3  # it still runs, offline
+
+
+def test_an_unreachable_gateway_is_one_line_without_the_key(shell, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    gateway = f"http://127.0.0.1:{closed_port()}/v1"
+    captured, error = run(shell, f"%%agent --base-url {gateway}\n{QUESTION}")
+    assert error is None
+    assert captured.stderr.count("\n") == 1
+    assert captured.stderr.startswith(f"! cannot connect to gateway {gateway}")
+    assert "Traceback" not in everything(captured)
+    assert FAKE_KEY not in everything(captured)
+    assert FAKE_KEY not in repr(shell.magics.conversation)
+
+
+def test_a_key_from_dot_env_is_used_and_never_shown(shell, tmp_path):
+    gateway = f"http://127.0.0.1:{closed_port()}/v1"
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={FAKE_KEY}\nOPENAI_BASE_URL={gateway}\n")
+    captured, _ = run(shell, f"%%agent\n{QUESTION}")
+    assert captured.stderr.startswith(f"! cannot connect to gateway {gateway}")
+    assert FAKE_KEY not in everything(captured)
+
+
+def test_a_gateway_status_names_the_status_and_the_gateway(shell, monkeypatch, gateway):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    body = '{"error": {"message": "bad key {authorization}", "code": "invalid_api_key"}}'
+    gateway.queue(status_reply(401, body, echo_authorization=True))  # a leaky gateway
+    captured, _ = run(shell, f"%%agent --base-url {gateway.url}\n{QUESTION}")
+    assert captured.stderr.count("\n") == 1
+    assert "401" in captured.stderr
+    assert gateway.url in captured.stderr
+    assert FAKE_KEY not in everything(captured)
+
+
+def test_a_live_run_is_recorded_and_replayed_with_the_same_cards(shell, monkeypatch, gateway):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    root = Path.cwd() / "repo"
+    root.mkdir()
+    (root / "a.txt").write_text("hello from a.txt\n")
+    answer = {
+        "choices": [{"index": 0, "delta": {"content": "It says hello."}, "finish_reason": "stop"}]
+    }
+    gateway.queue(
+        fixture_reply("vercel-ai_claude-openai-compat_index1_after_text.sse"),  # index from 1
+        sse_reply(f"data: {json.dumps(answer)}\n\n", "data: [DONE]\n\n"),
+    )
+    line = f"--base-url {gateway.url} --root {root} --record session.jsonl"
+    live, _ = run(shell, f"%%agent {line}\nwhat is in a.txt?")
+    assert [o.data["text/plain"] for o in live.outputs] == [
+        "v read_file fed back " + live.outputs[0].data["text/plain"].split(" ", 4)[4]
+    ]
+    assert "a.txt" in live.outputs[0].data["text/plain"]
+    assert live.stdout.endswith("Reading it.\nIt says hello.\n")
+    assert FAKE_KEY not in Path("session.jsonl").read_text()
+
+    replayed, _ = run(shell, f"%%agent --replay session.jsonl --root {root}\nwhat is in a.txt?")
+    assert [o.data for o in replayed.outputs] == [o.data for o in live.outputs]
+
+
+def test_agent_tools_shows_exactly_what_the_model_sees(shell):
+    captured, _ = run(shell, "%agent_tools")
+    (output,) = captured.outputs
+    assert json.loads(output.data["text/plain"]) == default_registry().list()
+
+
+def test_agent_selftest_runs_the_seven_checks(shell):
+    captured, _ = run(shell, "%agent_selftest")
+    assert captured.stdout == f"{run_selftest()}\n"
+    assert len(captured.stdout.splitlines()) == 8
+
+
+def test_agent_selftest_grades_implementations_from_the_notebook(shell):
+    shell.run_cell(
+        "class ArrivalOrder:\n"
+        "    '''A student's first try: joins fragments in arrival order.'''\n"
+        "    def __init__(self):\n"
+        "        self.calls = []\n"
+        "    def push(self, delta):\n"
+        "        if delta.id:\n"
+        "            self.calls.append([delta.id, delta.name, ''])\n"
+        "        self.calls[-1][2] += delta.args_delta or ''\n"
+        "    def drain(self):\n"
+        "        from course_agent import ToolCall\n"
+        "        return [ToolCall(*call) for call in self.calls]\n"
+        "from course_agent import execute_call, truncate_result\n"
+    )
+    captured, error = run(
+        shell,
+        "%agent_selftest --accumulator ArrivalOrder --run-call execute_call "
+        "--truncate truncate_result",
+    )
+    assert error is None
+    lines = captured.stdout.splitlines()
+    assert lines[2].startswith("x 3. fragment merging: merged into")
+    assert (
+        lines[1:2] + lines[3:5]
+        == str(run_selftest()).splitlines()[1:2] + str(run_selftest()).splitlines()[3:5]
+    )
+
+
+@pytest.mark.parametrize("line", ["", "interleaved", "parallel --static"])
+def test_agent_demo_without_a_kernel_shows_the_static_table(shell, line):
+    captured, error = run(shell, f"%agent_demo {line}")
+    assert error is None
+    (output,) = captured.outputs
+    assert set(output.data) == {"text/plain", "text/html"}
+    assert output.data["text/html"].count("<tr>") > 3
+
+
+def test_agent_cost_shows_the_figures_of_the_conversation(shell):
+    run(shell, f"%%agent --mock\n{QUESTION}")
+    captured, _ = run(shell, "%agent_cost")
+    (output,) = captured.outputs
+    messages = shell.magics.conversation.messages
+    assert output.data["text/plain"] == "\n".join(cost_lines(request_costs(messages)))
+    assert "request 3" in output.data["text/html"]
+
+
+def test_the_core_imports_no_face():
+    code = (
+        "import sys, course_agent, course_agent.cli, course_agent.render.cost, "
+        "course_agent.settings, course_agent.selftest\n"
+        "faces = sorted(m for m in sys.modules if m.split('.')[0] in ('IPython', 'ipywidgets'))\n"
+        "print(faces)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.stdout == "[]\n", done.stderr
+
+
+# -- a real kernel: execute, save, and read back as an untrusted reader ---------------------------
+
+
+def execute(name: str, tmp_path: Path, monkeypatch, **options) -> nbformat.NotebookNode:
+    """Run tests/notebooks/`name` in a fresh kernel in tmp_path; return it as saved and reread."""
+    for variable in SETTINGS:
+        monkeypatch.delenv(variable, raising=False)
+    # The kernel sees a key and a gateway that refuses connections: the last cell of the tour.
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{closed_port()}/v1")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    client = NotebookClient(
+        notebook,
+        timeout=60,
+        startup_timeout=60,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(tmp_path)}},
+        **options,
+    )
+    client.execute()
+    saved = tmp_path / name
+    nbformat.write(notebook, saved)
+    return nbformat.read(saved, as_version=4)
+
+
+def outputs_of(notebook, source_start: str) -> list:
+    return [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.source.startswith(source_start)
+        for output in cell.outputs
+    ]
+
+
+def test_a_saved_notebook_reads_without_widgets_or_trust(tmp_path, monkeypatch):
+    notebook = execute("magics_tour.ipynb", tmp_path, monkeypatch)
+    text = (tmp_path / "magics_tour.ipynb").read_text()
+    assert "widgets" not in notebook.metadata
+    assert WIDGET_VIEW not in text
+    assert FAKE_KEY not in text
+    assert "Traceback" not in text
+
+    cards = [o for o in outputs_of(notebook, "%%agent --mock\n") if o.output_type == "display_data"]
+    assert [o.data["text/plain"].split()[:2] for o in cards] == [
+        ["v", "glob"],
+        ["v", "grep"],
+        ["v", "read_file"],
+    ]
+    for card in [*cards, *outputs_of(notebook, "%%agent --mock --inject")]:
+        if card.output_type == "display_data":
+            assert set(card.data) == {"text/plain", "text/html"}
+            assert card.data["text/html"].startswith("<details")
+    streams = [
+        o.text for o in outputs_of(notebook, "%%agent --mock\n") if o.output_type == "stream"
+    ]
+    assert "".join(streams).endswith("the test goes green.\n")
+
+    (failure,) = [o for o in outputs_of(notebook, "%%agent --new") if o.name == "stderr"]
+    assert failure.text.startswith("! cannot connect to gateway http://127.0.0.1:")
+    assert failure.text.count("\n") == 1
+
+    assert not NotebookNotary(data_dir=str(tmp_path)).check_signature(notebook)  # untrusted
+    exported, _ = HTMLExporter().from_notebook_node(notebook)
+    assert exported.count("<details") >= 3 + 3  # three tool cards and three tool schemas
+    assert "fed back" in exported
+
+
+def test_the_live_demo_offers_its_static_table_to_frontends_without_widgets(tmp_path, monkeypatch):
+    notebook = execute("fragments_demo.ipynb", tmp_path, monkeypatch, store_widget_state=False)
+    assert "widgets" not in notebook.metadata
+    for source in ["%agent_demo claude", "%agent_demo interleaved"]:
+        (output,) = outputs_of(notebook, source)
+        assert {WIDGET_VIEW, "text/html", "text/plain"} <= set(output.data)
+        assert "<table" in output.data["text/html"]

@@ -1,0 +1,282 @@
+"""The registry: list() is exactly what the model sees; execute() never raises, whatever it gets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel, ConfigDict, Field
+
+from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.registry import ToolRegistry, default_registry, describe_parameters, execute_call
+
+# The model-facing JSON of the three tools, pinned: a change here is a change to every prompt.
+EXPECTED_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "glob",
+            "description": (
+                "List files in the working directory whose relative path matches a "
+                "wildcard, sorted, one per line. ** matches across directories, * any "
+                "characters within one directory, ? one character, [abc] one of a set, "
+                "{js,ts} either alternative: for example **/*.js, src/**/*.{js,ts} or "
+                "test/*.test.js. Lists files only, dotfiles included; skips "
+                "node_modules, .git and dist at any depth."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "pattern": {
+                        "type": "string",
+                        "description": (
+                            "wildcard matched against the whole relative path, e.g. **/*.js, "
+                            "src/**/*.{js,ts} or test/*.test.js"
+                        ),
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "description": "maximum paths returned; default 200",
+                        "default": 200,
+                        "maximum": 2000,
+                        "minimum": 1,
+                    },
+                },
+                "required": ["pattern"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "grep",
+            "description": (
+                "Search the contents of files in the working directory with a regular "
+                "expression (ripgrep syntax), returning matching lines as "
+                "path:line:content sorted by path and line. Examples: pattern "
+                '"divide\\(" (escape ( . [ for literal text), "TODO|FIXME", "(?i)error";'
+                ' glob "*.js" or "src/**/*.ts" narrows the files searched. At most 50 '
+                "lines by default, each cut at 120 characters; binary files and "
+                "node_modules, .git and dist are skipped."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "pattern": {
+                        "type": "string",
+                        "description": (
+                            "regular expression (ripgrep syntax), e.g. divide\\( or class "
+                            "\\w+Error; case-sensitive, start with (?i) to ignore case"
+                        ),
+                    },
+                    "glob": {
+                        "type": "string",
+                        "description": (
+                            "only search files matching this wildcard, e.g. *.js (any depth) or "
+                            "src/**/*.ts; default all files"
+                        ),
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "description": "maximum matching lines returned; default 50",
+                        "default": 50,
+                        "maximum": 500,
+                        "minimum": 1,
+                    },
+                },
+                "required": ["pattern"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": (
+                "Read a text file in the working directory as numbered lines under a "
+                "header such as 'src/calc.js (lines 1-13 of 13)'; each line is its "
+                "number, two spaces, then the text. Shows 400 lines by default: for a "
+                "long file page on with offset, e.g. offset=401. Lines over 500 "
+                "characters are cut. Directories and binary files are refused: use glob"
+                " to find files and grep to find lines."
+            ),
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": (
+                            "file path relative to the working directory, e.g. src/calc.js"
+                        ),
+                    },
+                    "offset": {
+                        "type": "integer",
+                        "description": "first line to show, counting from 1; default 1",
+                        "default": 1,
+                        "maximum": 1000000000,
+                        "minimum": 1,
+                    },
+                    "limit": {
+                        "type": "integer",
+                        "description": "maximum lines to show; default 400",
+                        "default": 400,
+                        "maximum": 2000,
+                        "minimum": 1,
+                    },
+                },
+                "required": ["path"],
+                "additionalProperties": False,
+            },
+        },
+    },
+]
+
+
+def test_list_is_pinned() -> None:
+    listed = default_registry().list()
+    assert listed == EXPECTED_TOOLS
+    # Key order too: type and description first, as people (and models) read them.
+    assert json.dumps(listed) == json.dumps(EXPECTED_TOOLS)
+
+
+def test_schemas_read_like_the_hand_written_ones() -> None:
+    for tool in default_registry().tools.values():
+        schema = tool.parameters
+        assert "title" not in json.dumps(schema)
+        assert schema["additionalProperties"] is False and schema["required"]
+        for name, prop in schema["properties"].items():
+            assert list(prop)[:2] == ["type", "description"], name
+            if name not in schema["required"] and "default" in prop:
+                assert f"default {prop['default']}" in prop["description"]
+
+
+def test_describe_parameters() -> None:
+    tools = default_registry().tools
+    assert (
+        describe_parameters(tools["glob"])
+        == "pattern (string, required), limit (integer, default 200)"
+    )
+    assert describe_parameters(tools["grep"]) == (
+        "pattern (string, required), glob (string, optional), limit (integer, default 50)"
+    )
+
+
+class EchoArgs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="what to say back")
+    times: int = Field(1, ge=1, le=3, description="how often; default 1")
+
+
+def run_echo(args: EchoArgs, ctx: ToolContext) -> ToolResult:
+    if args.text == "refuse":
+        raise ToolError("refused: say something else")
+    if args.text == "crash":
+        raise RuntimeError("boom")
+    return ToolResult(args.text * args.times)
+
+
+ECHO = ToolDef(name="echo", description="Say text back.", args=EchoArgs, run=run_echo)
+TOOLS = {"echo": ECHO}
+
+
+def call(name: str, args: str) -> ToolResult:
+    return execute_call(TOOLS, ToolCall("call_1", name, args), ToolContext(Path(".")))
+
+
+def test_a_good_call_runs() -> None:
+    assert call("echo", '{"text": "hi", "times": 2}') == ToolResult("hihi")
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "words"),
+    [
+        # 1. an unknown tool: name the ones that exist
+        ("edit_file", "{}", "there is no tool named edit_file. Available: echo"),
+        # 2. arguments that are not JSON (a stream cut short), or not an object
+        ("echo", '{"text": "h', "not valid JSON"),
+        ("echo", '["hi"]', "must be a JSON object, got list"),
+        ("echo", '{"text": ' + "1" * 5000 + "}", "could not be read"),
+        ("echo", "[" * 100_000, "could not be read"),
+        # 3. arguments that fail the schema: which field, what was sent, what is expected
+        ("echo", "{}", "text: Field required"),
+        ("echo", '{"text": "hi", "times": 9}', "times: Input should be less than or equal to 3"),
+        ("echo", '{"text": "hi", "loud": true}', "loud: Extra inputs are not permitted"),
+        ("echo", '{"text": "\\ud800"}', "lone surrogate"),
+        # 4. a tool that raised: an expected refusal as it is, anything else with its class
+        ("echo", '{"text": "refuse"}', "refused: say something else"),
+        ("echo", '{"text": "crash"}', "echo failed: RuntimeError: boom"),
+    ],
+)
+def test_the_four_failures_come_back_as_results(name: str, args: str, words: str) -> None:
+    result = call(name, args)
+    assert result.ok is False
+    assert words in result.content
+
+
+def test_schema_failures_list_the_parameters() -> None:
+    assert call("echo", "{}").content.endswith(
+        "Parameters: text (string, required), times (integer, default 1)"
+    )
+
+
+def test_empty_arguments_mean_an_empty_object() -> None:
+    assert "text: Field required" in call("echo", "").content
+
+
+def test_execute_truncates_every_result() -> None:
+    registry = ToolRegistry([ECHO], run_call=lambda tools, c, ctx: ToolResult("x" * 20000))
+    result = registry.execute(ToolCall("1", "echo", "{}"), ToolContext(Path(".")))
+    assert len(result.content) == 8054 and result.meta["truncated"] is True
+
+
+def test_execute_survives_a_plugged_in_run_call_that_raises() -> None:
+    def broken(tools: object, c: ToolCall, ctx: ToolContext) -> ToolResult:
+        raise KeyError("students write these")
+
+    result = ToolRegistry([ECHO], run_call=broken).execute(ToolCall("1", "echo", "{}"), None)
+    assert result.ok is False and "KeyError" in result.content
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "calc.js").write_text("export const divide = (a, b) => a / b\n")
+    (tmp_path / "README.md").write_text("# calc\n")
+    return tmp_path
+
+
+ARGUMENTS = st.one_of(
+    st.text(max_size=60),  # anything at all, mostly not JSON
+    st.dictionaries(
+        st.sampled_from(["path", "pattern", "glob", "limit", "offset", "extra"]),
+        st.one_of(
+            st.text(max_size=30),
+            st.integers(-(10**12), 10**12),
+            st.none(),
+            st.booleans(),
+            st.floats(allow_nan=False),
+            st.sampled_from(["..", "/", "~", "**", "src/calc.js", "(a+)+$", "[", "{", "\\"]),
+        ),
+        max_size=4,
+    ).map(json.dumps),
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    name=st.one_of(st.sampled_from(["glob", "grep", "read_file"]), st.text(max_size=20)),
+    args=ARGUMENTS,
+)
+def test_execute_never_raises_and_answers_once(sandbox: Path, name: str, args: str) -> None:
+    result = default_registry().execute(ToolCall("call_1", name, args), ToolContext(sandbox))
+    assert isinstance(result, ToolResult)
+    assert isinstance(result.content, str) and result.content
+    assert len(result.content) <= 8054 + 100  # the ceiling, plus the note

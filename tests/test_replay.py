@@ -1,0 +1,137 @@
+import io
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pytest
+from gateway import Gateway, Reply, fixture_reply, status_reply
+
+from course_agent.protocol import GatewayError, ModelEvent, TextDelta
+from course_agent.providers.openai_compat import OpenAICompatModel
+from course_agent.providers.replay import ReplayModel, read_recording
+
+KEY = "sk-test-SECRET-1234567890abcdef"
+SESSION = [
+    "vercel-ai_claude-openai-compat_index1_after_text.sse",
+    "openai-python_parallel_tool_calls.sse",
+    "vercel-ai_mistral_tool_call_no_index_finish_same_chunk.jsonl",
+    "pydantic-ai_openrouter_keepalive_comments.sse",
+]
+
+
+def transcript(turn: int) -> list[dict[str, str]]:
+    return [{"role": "user", "content": "hi"}] + [{"role": "assistant", "content": "."}] * turn
+
+
+def outcome(model: OpenAICompatModel | ReplayModel, turn: int) -> list[ModelEvent] | str:
+    """The events of one turn, or the error message it ended in."""
+    try:
+        return list(model.stream(transcript(turn), []))
+    except GatewayError as error:
+        return str(error)
+
+
+def record_session(gateway: Gateway, record: Path | io.StringIO) -> list[list[ModelEvent] | str]:
+    gateway.queue(*(fixture_reply(name) for name in SESSION))
+    model = OpenAICompatModel(gateway.url, KEY, "gpt-test", timeout=5, record=record)
+    return [outcome(model, turn) for turn in range(len(SESSION))]
+
+
+def test_record_then_replay_gives_identical_events(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    live = record_session(gateway, recording)
+    replay = ReplayModel(recording)
+    assert [outcome(replay, turn) for turn in range(len(SESSION))] == live
+    assert all(isinstance(turn, list) and turn for turn in live)
+
+
+def test_replay_is_deterministic(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_session(gateway, recording)
+    first, second = ReplayModel(recording), ReplayModel(recording)
+    assert [outcome(first, n) for n in range(4)] == [outcome(second, n) for n in range(4)]
+
+
+def test_recording_format(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_session(gateway, recording)
+    records = [json.loads(line) for line in recording.read_text().splitlines()]
+    assert len(records) == len(SESSION)
+    assert records[1]["request"] == {"gateway": gateway.url, "model": "gpt-test", "n_messages": 2}
+    assert records[1]["status"] == 200
+    # The body lines exactly as received, without their line endings.
+    original = (Path(__file__).parent / "data" / "streams" / SESSION[1]).read_text()
+    assert records[1]["lines"] == original.splitlines()
+
+
+def test_recording_to_an_open_file(gateway: Gateway) -> None:
+    sink = io.StringIO()
+    record_session(gateway, sink)
+    assert len(sink.getvalue().splitlines()) == len(SESSION)
+
+
+def test_errors_are_recorded_and_replayed_without_the_key(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "errors.jsonl"
+    # Both replies echo the Authorization header, as leaky gateways do.
+    unauthorised = '{"error": {"message": "bad key {authorization}"}}'
+    midstream = 'event: error\ndata: {"error": {"message": "said {authorization}"}}\n\n'
+    gateway.queue(
+        status_reply(401, unauthorised, echo_authorization=True),
+        Reply(parts=[midstream.encode()], echo_authorization=True),
+    )
+    model = OpenAICompatModel(gateway.url, KEY, "gpt-test", timeout=5, record=recording)
+    live = [outcome(model, 0), outcome(model, 1)]
+    replay = ReplayModel(recording)
+    replayed = [outcome(replay, 0), outcome(replay, 1)]
+
+    assert replayed == live
+    assert "HTTP 401" in live[0] and "mid-stream" in live[1]
+    assert KEY not in recording.read_text()
+    assert "[redacted]" in recording.read_text()
+
+
+def test_key_is_nowhere_in_a_normal_recording(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_session(gateway, recording)
+    assert KEY not in recording.read_text()
+    assert "SECRET" not in recording.read_text()
+
+
+def test_exhausted_recording_says_so(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_session(gateway, recording)
+    replay = ReplayModel(recording)
+    for turn in range(len(SESSION)):
+        outcome(replay, turn)
+    with pytest.raises(GatewayError, match="holds 4 responses and all were played"):
+        list(replay.stream(transcript(0), []))
+
+
+def test_missing_recording(tmp_path: Path) -> None:
+    with pytest.raises(GatewayError, match=r"cannot read recording .*record=path"):
+        ReplayModel(tmp_path / "absent.jsonl")
+
+
+@pytest.mark.parametrize("line", ["not json", "[]", '{"status": 200}', '{"lines": []}'])
+def test_malformed_recording_names_the_line(tmp_path: Path, line: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"status": 200, "lines": []}\n' + line + "\n")
+    with pytest.raises(GatewayError, match="line 2 is not a recorded response"):
+        read_recording(path)
+
+
+def test_label_names_the_file(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_session(gateway, recording)
+    assert ReplayModel(recording).label == "replay of session.jsonl"
+
+
+def test_another_wire_format_brings_its_own_parser(gateway: Gateway, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_session(gateway, recording)
+
+    def first_line(lines: Iterable[str], gateway_url: str) -> Iterator[ModelEvent]:
+        yield TextDelta(f"{gateway_url} {next(iter(lines))[:5]}")
+
+    replay = ReplayModel(recording, parse=first_line)
+    assert list(replay.stream(transcript(0), [])) == [TextDelta(f"{gateway.url} data:")]

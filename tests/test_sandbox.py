@@ -1,0 +1,26 @@
+import hashlib
+
+from course_agent.sandbox import BIG_FILE, BUGGY_FILE, build_sandbox, sandbox_files
+
+
+def test_sandbox_is_the_same_bytes_every_time(tmp_path):
+    first = build_sandbox(tmp_path / "a")
+    second = build_sandbox(tmp_path / "b")
+    digest = lambda root: hashlib.sha256(  # noqa: E731
+        b"".join(p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file())
+    ).hexdigest()
+    assert digest(first) == digest(second)
+
+
+def test_big_file_is_over_38000_characters_and_buggy_file_has_13_lines(tmp_path):
+    root = build_sandbox(tmp_path)
+    assert len((root / BIG_FILE).read_text()) > 38000
+    assert (root / BUGGY_FILE).read_text().count("\n") == 13  # the course's "lines 1-13 of 13"
+    assert "Math.floor(a / b)" in (root / BUGGY_FILE).read_text()
+
+
+def test_sandbox_holds_a_red_test_and_a_skipped_dependency(tmp_path):
+    files = sandbox_files()
+    assert "divide(7, 2), 3.5" in files["test/calc.test.js"]
+    assert any(path.startswith("node_modules/") for path in files)
+    assert build_sandbox(tmp_path).name == "sandbox"

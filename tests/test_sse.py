@@ -1,0 +1,89 @@
+import pytest
+from gateway import STREAMS
+
+from course_agent.sse import ServerSentEvent, iter_sse
+
+
+def events(text: str) -> list[ServerSentEvent]:
+    return list(iter_sse(text.splitlines(keepends=True)))
+
+
+def test_blank_line_separates_events() -> None:
+    assert events("data: a\n\ndata: b\n\n") == [
+        ServerSentEvent("message", "a"),
+        ServerSentEvent("message", "b"),
+    ]
+
+
+def test_comments_and_keepalives_are_skipped() -> None:
+    text = ": OPENROUTER PROCESSING\n\n: keep-alive\n\ndata: a\n: inside an event\n\n:\n\n"
+    assert events(text) == [ServerSentEvent("message", "a")]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_line_ending(newline: str) -> None:
+    text = f"event: error{newline}data: x{newline}{newline}data: y{newline}{newline}"
+    assert events(text) == [ServerSentEvent("error", "x"), ServerSentEvent("message", "y")]
+
+
+def test_multi_line_data_is_joined_with_newlines() -> None:
+    assert events('data: {\ndata:   "a": 1\ndata: }\n\n') == [
+        ServerSentEvent("message", '{\n  "a": 1\n}')
+    ]
+
+
+def test_only_one_space_after_the_colon_is_dropped() -> None:
+    assert events("data:x\n\ndata:  x\n\ndata\n\n") == [
+        ServerSentEvent("message", "x"),
+        ServerSentEvent("message", " x"),
+        ServerSentEvent("message", ""),
+    ]
+
+
+def test_event_error_names_the_event_and_resets_after_it() -> None:
+    text = 'event: error\ndata: {"error": {"message": "boom"}}\n\ndata: after\n\n'
+    assert events(text) == [
+        ServerSentEvent("error", '{"error": {"message": "boom"}}'),
+        ServerSentEvent("message", "after"),
+    ]
+
+
+def test_event_without_data_is_dropped_and_does_not_leak_its_name() -> None:
+    assert events("event: ping\n\ndata: a\n\n") == [ServerSentEvent("message", "a")]
+
+
+def test_final_event_without_blank_line_still_counts() -> None:
+    assert events("data: a\n\ndata: [DONE]") == [
+        ServerSentEvent("message", "a"),
+        ServerSentEvent("message", "[DONE]"),
+    ]
+
+
+def test_id_retry_and_unknown_fields_are_ignored() -> None:
+    assert events("id: 7\nretry: 100\nfoo: bar\ndata: a\n\n") == [ServerSentEvent("message", "a")]
+
+
+def test_leading_byte_order_mark_does_not_hide_the_first_field() -> None:
+    assert events("\ufeffdata: a\n\n") == [ServerSentEvent("message", "a")]
+
+
+def test_lines_without_endings_work_too() -> None:
+    # httpx's iter_lines strips the endings; splitlines(keepends=True) keeps them.
+    assert list(iter_sse(["data: a", "", "data: b", ""])) == [
+        ServerSentEvent("message", "a"),
+        ServerSentEvent("message", "b"),
+    ]
+
+
+def test_recorded_groq_stream_ends_with_an_error_event() -> None:
+    text = (STREAMS / "pydantic-ai_groq-gpt-oss_midstream_error_event.sse").read_text()
+    last = events(text)[-1]
+    assert last.event == "error"
+    assert '"code":"tool_use_failed"' in last.data
+
+
+def test_recorded_openrouter_keepalives_yield_no_events() -> None:
+    text = (STREAMS / "pydantic-ai_openrouter_keepalive_comments.sse").read_text()
+    found = events(text)
+    assert found[0].data.startswith('{"id":"gen-')  # the 30 comments produced nothing
+    assert found[-1] == ServerSentEvent("message", "[DONE]")

@@ -1,0 +1,40 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
+from course_agent.protocol import ToolResult
+from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
+
+
+def test_course_figure_20000_becomes_8054_and_says_12000_were_cut():
+    result = truncate_result(ToolResult("x" * 20000))
+    assert len(result.content) == 8054
+    assert "12000 of 20000 chars cut" in result.content
+    assert result.meta == {"truncated": True, "originalChars": 20000}
+
+
+def test_short_result_is_returned_untouched():
+    result = ToolResult("y" * MAX_RESULT_CHARS, meta={"tool": "glob"})
+    assert truncate_result(result) is result
+
+
+def test_keeps_head_and_tail_and_existing_meta_and_ok():
+    text = "".join(f"{n:06d}\n" for n in range(5000))
+    result = truncate_result(ToolResult(text, ok=False, meta={"tool": "grep"}))
+    head = int(MAX_RESULT_CHARS * HEAD_RATIO)
+    assert result.content.startswith(text[:head])
+    assert result.content.endswith(text[-(MAX_RESULT_CHARS - head) :])
+    assert result.ok is False
+    assert result.meta["tool"] == "grep" and result.meta["originalChars"] == len(text)
+
+
+@given(st.text(min_size=0, max_size=30000))
+def test_any_text_is_bounded_keeps_both_ends_and_states_true_numbers(text):
+    result = truncate_result(ToolResult(text))
+    if len(text) <= MAX_RESULT_CHARS:
+        assert result.content == text
+        return
+    removed = len(text) - MAX_RESULT_CHARS
+    note = f"\n[...{removed} of {len(text)} chars cut; use offset for middle]\n"
+    head = int(MAX_RESULT_CHARS * HEAD_RATIO)
+    assert result.content == text[:head] + note + text[head + removed :]
+    assert len(result.content) == MAX_RESULT_CHARS + len(note)
