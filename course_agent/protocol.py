@@ -13,6 +13,26 @@ from typing import Any, Literal, Protocol, TypeAlias
 
 from pydantic import BaseModel
 
+__all__ = [
+    "AgentEvent",
+    "AgentStopped",
+    "Finish",
+    "GatewayError",
+    "Model",
+    "ModelEvent",
+    "TextDelta",
+    "ToolCall",
+    "ToolCallDelta",
+    "ToolContext",
+    "ToolDef",
+    "ToolError",
+    "ToolFinished",
+    "ToolResult",
+    "ToolStarted",
+    "TurnStarted",
+    "clean_schema",
+]
+
 # -- tools -------------------------------------------------------------------------------------
 
 

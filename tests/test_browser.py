@@ -4,6 +4,7 @@ Skipped where /usr/bin/chromium or playwright is missing, unless COURSE_AGENT_RE
 (CI) makes that a failure. Screenshots go to tests/artifacts/ (gitignored): look at them.
 """
 
+import importlib.util
 import json
 import os
 import secrets
@@ -55,12 +56,9 @@ LAB_CONFIG = {
 def missing_browser() -> str | None:
     if not CHROMIUM.exists():
         return f"{CHROMIUM} is not installed (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install 'course-agent[browser]')"
-    if shutil.which("jupyter-lab", path=str(Path(sys.executable).parent)) is None:
-        return "jupyterlab is not installed (pip install 'course-agent[browser]')"
+    for package in ("playwright", "jupyterlab"):
+        if importlib.util.find_spec(package) is None:
+            return f"{package} is not installed (pip install 'course-agent[browser]')"
     return None
 
 

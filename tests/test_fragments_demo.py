@@ -1,20 +1,19 @@
 import json
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from course_agent.notebook.fragments_demo import (
     SOURCES,
     FragmentDemo,
+    recorded_fragments,
+    scripted_fragments,
+)
+from course_agent.notebook.merges import (
     call_problem,
     merge_by_index,
     merge_by_subscript,
     merge_in_arrival_order,
-    recorded_fragments,
-    scripted_fragments,
 )
-from course_agent.protocol import ToolCallDelta
 
 
 def in_index_order(merged):
@@ -60,14 +59,6 @@ def test_the_sequential_parallel_stream_hides_both_bugs():
     assert names_and_args(merges[2]) == names_and_args(merges[0])
     assert [slot["name"] for slot in merges[0]] == ["GetWeatherArgs", "get_stock_price"]
     assert all(call_problem(slot) is None for slot in merges[0])
-
-
-@given(st.lists(st.tuples(st.integers(0, 4), st.text(max_size=5)), max_size=30))
-def test_merging_by_index_keeps_each_calls_fragments_in_order(pieces):
-    fragments = [ToolCallDelta(index, None, None, text) for index, text in pieces]
-    merged = merge_by_index(fragments)
-    for index, slot in merged.items():
-        assert slot["args"] == "".join(text for i, text in pieces if i == index)
 
 
 @pytest.mark.parametrize("source", SOURCES)

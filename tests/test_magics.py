@@ -395,3 +395,5 @@ def test_the_live_demo_offers_its_static_table_to_frontends_without_widgets(tmp_
         (output,) = outputs_of(notebook, source)
         assert {WIDGET_VIEW, "text/html", "text/plain"} <= set(output.data)
         assert "<table" in output.data["text/html"]
+    exported, _ = HTMLExporter().from_notebook_node(notebook)
+    assert exported.count("by subscript from 0") >= 2  # nbconvert shows both static tables

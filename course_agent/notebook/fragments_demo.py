@@ -9,90 +9,18 @@ deltas (only the call fragments are replayed) and streams without an index (Mist
 from __future__ import annotations
 
 import html
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-from ..accumulator import ToolCallAccumulator
 from ..protocol import ToolCallDelta
 from ..providers.openai_chunks import events_from_lines
 from ..providers.scripted import ScriptedModel
 from ..sandbox import QUESTION
+from .merges import Slot, call_problem, merge_by_index, merge_by_subscript, merge_in_arrival_order
 
-__all__ = [
-    "SOURCES",
-    "FragmentDemo",
-    "FragmentPlayer",
-    "Slot",
-    "call_problem",
-    "merge_by_index",
-    "merge_by_subscript",
-    "merge_in_arrival_order",
-    "recorded_fragments",
-    "scripted_fragments",
-]
-
-Slot = dict[
-    str, str
-]  # one partial call: {"id": ..., "name": ..., "args": ...}; keys may be missing
-
-
-# -- two ways that break, and the way that does not ---------------------------------------------
-
-
-def merge_by_subscript(fragments: Sequence[ToolCallDelta]) -> list[Slot]:
-    """Wrong way 1: the index is a list position counted from 0.
-
-    JavaScript's `calls[1] = {...}` on an empty array leaves a hole at 0; the list is padded the
-    same way here, so a stream whose index starts at 1 gets a phantom call with no name.
-    """
-    calls: list[Slot] = []
-    for delta in fragments:
-        position = delta.index or 0  # every stream in this demo sends an index
-        while len(calls) <= position:
-            calls.append({"id": "", "name": "", "args": ""})
-        slot = calls[position]
-        slot["id"] = delta.id or slot["id"]
-        slot["name"] = delta.name or slot["name"]
-        slot["args"] += delta.args_delta or ""
-    return calls
-
-
-def merge_in_arrival_order(fragments: Sequence[ToolCallDelta]) -> list[Slot]:
-    """Wrong way 2: a fragment with an id opens a call; every other one extends the newest call.
-
-    Fine while calls arrive one after the other; parallel calls interleave, and their arguments
-    get stitched into whichever call opened last.
-    """
-    calls: list[Slot] = []
-    for delta in fragments:
-        if delta.id:
-            calls.append({"id": delta.id, "name": delta.name or "", "args": ""})
-        if calls:
-            calls[-1]["args"] += delta.args_delta or ""
-    return calls
-
-
-def merge_by_index(fragments: Sequence[ToolCallDelta]) -> dict[int, Slot]:
-    """The course's way, with the package's own ToolCallAccumulator: a dict keyed by index."""
-    merger = ToolCallAccumulator()
-    for delta in fragments:
-        merger.push(delta)
-    return merger.by_index
-
-
-def call_problem(slot: Slot) -> str | None:
-    """What a gateway or a tool would reject in a merged call, or None if it is a good call."""
-    if not slot.get("name"):
-        return "no tool name: the gateway rejects the next request"
-    try:
-        json.loads(slot.get("args") or "{}")
-    except json.JSONDecodeError as exc:
-        return f"arguments are not JSON ({exc.msg})"
-    return None
-
+__all__ = ["SOURCES", "FragmentDemo", "FragmentPlayer", "recorded_fragments", "scripted_fragments"]
 
 # -- where fragments come from -------------------------------------------------------------------
 
@@ -253,8 +181,8 @@ class FragmentDemo:
 class FragmentPlayer:
     """Step and Play controls over a FragmentDemo (ipywidgets, imported only when one is made).
 
-    Displayed, it offers the live widget and, beside it in the same output, the static table:
-    a frontend without the widget's state (nbconvert, GitHub, plain IPython) shows the table.
+    Displayed, it offers the live widget and, in the same output, the static table, which
+    nbconvert and GitHub show instead (JupyterLab without the saved state says "model not found").
     """
 
     def __init__(self, demo: FragmentDemo, interval_ms: int = 900) -> None:

@@ -96,6 +96,9 @@ DEMO.add_argument(
 )
 DEMO.add_argument("--static", action="store_true", help="every step as a table, no widgets")
 
+# The %%agent options that choose the model and root: changing one starts a new conversation.
+CHOICE = ("mock", "inject", "model", "base_url", "root", "record", "replay")
+
 TOOLS = _Parser("%agent_tools", "The tools exactly as the model sees them.")
 COST = _Parser("%agent_cost", "Characters re-sent per model request in this conversation.")
 
@@ -104,7 +107,7 @@ COST = _Parser("%agent_cost", "Characters re-sent per model request in this conv
 class Conversation:
     """A chat that goes on across cells while the options that chose its model stay the same."""
 
-    options: tuple[Any, ...]  # what the user asked for: --mock, --model, --root, ...
+    choice: dict[str, Any]  # the options settings.choose was called with
     setup: Setup
     messages: list[dict[str, Any]] = field(default_factory=list)
 
@@ -147,34 +150,18 @@ class AgentMagics(Magics):
 
     def _conversation(self, args: argparse.Namespace) -> Conversation:
         """The current conversation, or a fresh one when asked for or when the options changed."""
-        options = (
-            args.mock,
-            args.inject,
-            args.model,
-            args.base_url,
-            args.root,
-            args.record,
-            args.replay,
-        )
+        choice = {name: getattr(args, name) for name in CHOICE}
         current = self.conversation
-        if current is not None and not args.new and current.options == options:
+        if current is not None and not args.new and current.choice == choice:
             print(f"(continuing: {len(current.messages)} messages so far; --new starts afresh)")
             return current
         try:
-            setup = choose(
-                mock=args.mock,
-                inject=args.inject,
-                model=args.model,
-                base_url=args.base_url,
-                root=args.root,
-                record=args.record,
-                replay=args.replay,
-            )
+            setup = choose(**choice)
         except (GatewayError, ValueError) as exc:  # a bad --base-url, an unreadable --replay
             raise UsageError(f"%%agent: {exc}") from None
         if setup.notice:
             print(setup.notice)
-        self.conversation = Conversation(options, setup)
+        self.conversation = Conversation(choice, setup)
         return self.conversation
 
     @no_var_expand
@@ -225,8 +212,9 @@ class AgentMagics(Magics):
     def agent_demo(self, line: str) -> None:
         """Replay a recorded stream fragment by fragment: slots by index beside two wrong merges.
 
-        With a live kernel: Step and Play controls. With --static, or in plain IPython: the table
-        of every step, which is also what a saved notebook shows without its widget state.
+        With a live kernel: Step and Play controls, with the table of every step beside them for
+        nbconvert and GitHub. JupyterLab shows "model not found" for a widget whose state was not
+        saved, so use --static (the table alone) in a notebook you commit.
         """
         args = DEMO.parse_line(line)
         demo = FragmentDemo(args.stream)

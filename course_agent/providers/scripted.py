@@ -86,12 +86,18 @@ def _plan_bad_args(results: list[str]) -> Step:
         if "edit_file" not in results[0]:
             return Step("Unexpected answer from edit_file; stopping.", finish="stop")
         return Step(
-            "So there is no editing tool today, only three read-only ones. Let me read the code first.",
-            [("read_file", '{"file": "src/calc.js", "offset": "top"}'), ("grep", '{"pattern": "div')],
+            "So there is no editing tool today, only three read-only ones. "
+            "Let me read the code first.",
+            [
+                ("read_file", '{"file": "src/calc.js", "offset": "top"}'),
+                ("grep", '{"pattern": "div'),
+            ],
         )
     if len(results) == 3:
-        return Step("The arguments were wrong; the feedback names the fields.",
-                    [("read_file", _args(path=BUGGY_FILE))])
+        return Step(
+            "The arguments were wrong; the feedback names the fields.",
+            [("read_file", _args(path=BUGGY_FILE))],
+        )
     return _conclude(results[-1])
 
 
@@ -165,10 +171,16 @@ class ScriptedModel:
         # index -> fragments of that call; indexes start at 1, as through a Claude gateway.
         per_call = []
         for index, (name, arguments) in enumerate(step.calls, start=1):
-            head = {"index": index, "id": f"call_{turn}_{index}", "type": "function",
-                    "function": {"name": name, "arguments": ""}}
-            rest = [{"index": index, "function": {"arguments": piece}}
-                    for piece in split_arguments(arguments, rng)]
+            head = {
+                "index": index,
+                "id": f"call_{turn}_{index}",
+                "type": "function",
+                "function": {"name": name, "arguments": ""},
+            }
+            rest = [
+                {"index": index, "function": {"arguments": piece}}
+                for piece in split_arguments(arguments, rng)
+            ]
             per_call.append([head, *rest])
         # Interleave parallel calls: the second call's head may arrive before the first's.
         per_call.reverse()
@@ -177,12 +189,21 @@ class ScriptedModel:
                 if fragments:
                     deltas.append({"tool_calls": [fragments.pop(0)]})
 
-        base = {"id": f"chatcmpl-scripted-{turn}", "object": "chat.completion.chunk",
-                "created": 0, "model": "scripted"}
-        chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]}
-                  for d in deltas]
-        chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": step.finish}]})
-        chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 0, "completion_tokens": 0}})
+        base = {
+            "id": f"chatcmpl-scripted-{turn}",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "scripted",
+        }
+        chunks = [
+            {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+        ]
+        chunks.append(
+            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": step.finish}]}
+        )
+        chunks.append(
+            {**base, "choices": [], "usage": {"prompt_tokens": 0, "completion_tokens": 0}}
+        )
         return chunks
 
     def anthropic_events(self, step: Step, turn: int) -> list[dict[str, Any]]:

@@ -1,0 +1,20 @@
+"""The style the package is held to, checked like any other behaviour."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.mark.parametrize("command", [["check"], ["format", "--check"]])
+def test_ruff_is_clean(command):
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if ruff is None:
+        pytest.skip("ruff is not installed: pip install -e '.[test]'")
+    folders = [name for name in ("course_agent", "tests", "benchmarks") if (ROOT / name).is_dir()]
+    done = subprocess.run([ruff, *command, *folders], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
