@@ -17,6 +17,7 @@ __all__ = ["COLOURS", "CostView"]
 # kind -> bar colour; the legend names each kind, so colour is never the only signal
 COLOURS = {"system": "#8250df", "user": "#0969da", "assistant": "#1a7f37", "tool": "#bc4c00"}
 ROW = "display:flex;align-items:center;gap:6px;margin:2px 0;font-family:monospace;font-size:12px"
+LABEL = "flex:none;width:7em;white-space:nowrap"
 # A fixed width, the same on every row: bars are only comparable against the same scale.
 TRACK = "flex:none;width:55%;display:flex;height:14px;background:#f6f8fa"
 
@@ -40,7 +41,7 @@ class CostView:
         # The figures are written out as text too: styles may be stripped (GitHub does).
         figures = ", ".join(f"{kind} {cost.chars[kind]}" for kind in KINDS if cost.chars.get(kind))
         return (
-            f'<div style="{ROW}"><span style="width:7em">request {cost.number}</span>'
+            f'<div style="{ROW}"><span style="{LABEL}">request {cost.number}</span>'
             f'<span style="{TRACK}">{segments}</span>'
             f"<span>{cost.total} chars ({html.escape(figures)})</span></div>"
         )
