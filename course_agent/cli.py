@@ -11,18 +11,20 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from .grading import main_grade
+from .lab_release import main_lab
 from .loop import MAX_TURNS, run_agent
-from .protocol import ToolContext
+from .protocol import GatewayError, ToolContext
 from .registry import default_registry
 from .render.terminal import print_events
 from .sandbox import QUESTION
 from .selftest import run_selftest
-from .settings import PROVIDERS, choose, env_flag, read_environment
+from .settings import PROVIDERS, TIMEOUT_VARIABLE, choose, env_flag, read_environment
 
 __all__ = ["build_parser", "main"]
 
-# Exit codes: 0 answered, 1 the gateway failed, 2 bad usage (argparse's), 3 out of turns,
-# 4 a self-test check failed.
+# Exit codes: 0 answered, 1 the gateway failed, 2 bad usage or settings (argparse's), 3 out of
+# turns, 4 a self-test check failed.
 EXIT_CODES = {"done": 0, "error": 1, "max_turns": 3}
 
 
@@ -30,9 +32,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-agent",
         description="A read-only coding agent: glob, grep and read_file in a loop. "
-        "With MOCK=1 or no OPENAI_API_KEY it runs offline on a generated sandbox repository.",
-        epilog="Environment: OPENAI_API_KEY, OPENAI_BASE_URL, COURSE_AGENT_MODEL, MOCK=1, "
-        "SELFTEST=1, INJECT=bad_args (a .env file in the current folder is read too).",
+        "With MOCK=1 or no OPENAI_API_KEY it runs offline on a generated sandbox repository. "
+        "Instructors: `course-agent grade SUBMISSIONS...` grades lab notebooks; "
+        "`course-agent lab release SOURCE DEST` makes the student lab from the solution.",
+        epilog="Environment (a .env file in the current folder is read too): OPENAI_API_KEY, "
+        "OPENAI_BASE_URL, COURSE_AGENT_MODEL, MOCK=1, SELFTEST=1, INJECT=bad_args, "
+        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default 60).",
     )
     parser.add_argument("question", nargs="?", default=QUESTION, help=f'default: "{QUESTION}"')
     parser.add_argument(
@@ -65,7 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The instructors' commands: `course-agent grade ...` and `course-agent lab release|execute ...`.
+SUBCOMMANDS = {"grade": main_grade, "lab": main_lab}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)
     env = read_environment()
     if args.max_turns < 1:
@@ -77,17 +89,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(report)
         return 0 if report.passed == len(report.checks) else 4
 
-    setup = choose(
-        mock=args.mock,
-        provider=args.provider,
-        inject=args.inject,
-        model=args.model,
-        base_url=args.base_url,
-        root=args.root,
-        record=args.record,
-        replay=args.replay,
-        env=env,
-    )
+    try:
+        setup = choose(
+            mock=args.mock,
+            provider=args.provider,
+            inject=args.inject,
+            model=args.model,
+            base_url=args.base_url,
+            root=args.root,
+            record=args.record,
+            replay=args.replay,
+            env=env,
+        )
+    except (GatewayError, ValueError) as exc:  # a base URL without http://, an unreadable --replay
+        print(f"course-agent: {exc}", file=sys.stderr)
+        return 2
     if not setup.root.is_dir():
         print(f"course-agent: --root {setup.root} is not a directory", file=sys.stderr)
         return 2

@@ -74,6 +74,17 @@ def _assistant_message(text: str, calls: list[ToolCall]) -> dict[str, Any]:
     return message
 
 
+def _is_retry(messages: list[dict[str, Any]], question: str) -> bool:
+    """The same question again after its run broke off (a gateway error, an interrupt, out of
+    turns): it goes on from the kept transcript instead of being asked twice."""
+    for message in reversed(messages):
+        if message["role"] == "user":
+            return message.get("content") == question
+        if message["role"] == "assistant" and not message.get("tool_calls"):
+            return False  # the question was answered: asking it again is a new question
+    return False
+
+
 def run_agent(
     question: str,
     model: Model,
@@ -84,11 +95,13 @@ def run_agent(
     max_turns: int = MAX_TURNS,
     accumulator: Callable[[], Accumulator] = ToolCallAccumulator,
 ) -> Iterator[AgentEvent]:
-    """Run one question to its end. `messages` (extended in place) carries a conversation on."""
+    """Run one question to its end. `messages` (extended in place) carries a conversation on;
+    the question of a run that broke off, asked again, goes on from where that run stopped."""
     messages = [] if messages is None else messages
     if not messages:
         messages.append({"role": "system", "content": SYSTEM_PROMPT})
-    messages.append({"role": "user", "content": question})
+    if not _is_retry(messages, question):
+        messages.append({"role": "user", "content": question})
     tools = registry.list()
 
     for turn in range(1, max_turns + 1):

@@ -175,13 +175,16 @@ def _check_loop(accumulator: Callable, run_call: RunCall, truncate: Callable, ct
             QUESTION, ScriptedModel(), registry, ctx, messages=messages, accumulator=accumulator
         )
     )
-    order = [e.call.name for e in events if isinstance(e, ToolFinished)]
+    finished = [e for e in events if isinstance(e, ToolFinished)]
+    order = [e.call.name for e in finished]
     stopped = events[-1]
     _expect(order == ["glob", "grep", "read_file"], f"calls ran in order {order}")
+    failed = [f"{e.call.name}: {e.result.content[:60]}" for e in finished if not e.result.ok]
+    _expect(not failed, f"calls failed instead of answering: {failed}")
     _expect(isinstance(stopped, AgentStopped) and stopped.reason == "done", f"ended: {stopped}")
     _expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
     _expect((problem := check_transcript(messages)) is None, problem)
-    sizes = ", ".join(str(len(e.result.content)) for e in events if isinstance(e, ToolFinished))
+    sizes = ", ".join(str(len(e.result.content)) for e in finished)
     return f"offline question ran glob -> grep -> read_file ({sizes} chars), then concluded"
 
 

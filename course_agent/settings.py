@@ -6,6 +6,7 @@ Deliberately not handled: storing keys anywhere. They are read, passed on, and n
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from dotenv import dotenv_values, find_dotenv
 from .protocol import Model
 from .providers.anthropic import AnthropicModel
 from .providers.anthropic_events import events_from_lines as read_anthropic_lines
-from .providers.openai_compat import OpenAICompatModel
+from .providers.openai_compat import DEFAULT_IDLE_TIMEOUT, OpenAICompatModel
 from .providers.replay import ReplayModel
 from .providers.scripted import ScriptedModel
 from .sandbox import build_sandbox
@@ -27,6 +28,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "PROVIDERS",
+    "TIMEOUT_VARIABLE",
     "Setup",
     "choose",
     "env_flag",
@@ -38,6 +40,7 @@ DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"  # without /v1: the client adds it
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
+TIMEOUT_VARIABLE = "COURSE_AGENT_TIMEOUT"  # seconds to wait for the gateway: connecting, or data
 KEY_HELP = (
     "put {variable}=... in a .env file in this folder (keep it out of git), or export it "
     "in the shell before starting Jupyter; never paste it into a notebook"
@@ -67,6 +70,25 @@ def env_flag(env: Mapping[str, str], name: str) -> bool:
 
 def _key(env: Mapping[str, str], name: str) -> str:
     return env.get(name, "").strip()
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    """COURSE_AGENT_TIMEOUT in seconds (default 60): how long a silent gateway is waited for.
+
+    It bounds connecting, each read, and the time between data events (keep-alives do not count).
+    """
+    text = env.get(TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_IDLE_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (0 < seconds < math.inf):
+        raise ValueError(
+            f"{TIMEOUT_VARIABLE}={text!r} is not a number of seconds above 0; e.g. set it to 60"
+        )
+    return seconds
 
 
 def choose(
@@ -118,6 +140,7 @@ def choose(
         notice += f"Offline: the scripted model on {sandbox}"
         return Setup(ScriptedModel(inject=inject, wire=provider), sandbox, notice)
 
+    timeout = _timeout(env)
     if provider == "anthropic":
         chosen = AnthropicModel(
             base_url=(
@@ -125,6 +148,8 @@ def choose(
             ).rstrip("/"),
             api_key=key,
             model=model or env.get("COURSE_AGENT_MODEL") or DEFAULT_ANTHROPIC_MODEL,
+            timeout=timeout,
+            idle_timeout=timeout,
             record=record,
         )
         notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
@@ -134,6 +159,8 @@ def choose(
         base_url=(base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"),
         api_key=key,
         model=model or env.get("COURSE_AGENT_MODEL") or DEFAULT_MODEL,
+        timeout=timeout,
+        idle_timeout=timeout,
         record=record,
     )
     return Setup(chosen, working_root or Path.cwd().resolve(), "")

@@ -1,4 +1,4 @@
-"""Server-sent events: turn the lines of a streamed HTTP body into (event, data) pairs.
+"""Server-sent events: cut a streamed HTTP body into lines, and lines into (event, data) pairs.
 
 Follows the WHATWG rules the gateways rely on: comments, multi-line data, CRLF, a leading BOM,
 a final event without its blank line. Deliberately not handled: `id:`/`retry:` reconnection, JSON.
@@ -6,16 +6,41 @@ a final event without its blank line. Deliberately not handled: `id:`/`retry:` r
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["ServerSentEvent", "iter_sse"]
+__all__ = ["ServerSentEvent", "iter_sse", "split_lines"]
+
+_LINE_END = re.compile(r"\r\n|\r|\n")  # the only line endings of an event stream
 
 
 @dataclass(frozen=True)
 class ServerSentEvent:
     event: str  # "message" unless an `event:` line named it ("error", "content_block_delta", ...)
     data: str  # the `data:` lines of one event joined with "\n"
+
+
+def split_lines(chunks: Iterable[str]) -> Iterator[str]:
+    """Cut decoded text, arriving in pieces, into lines at \\r\\n, \\r or \\n; without the endings.
+
+    Not str.splitlines (nor httpx's iter_lines, built on it): those also cut at U+2028, U+2029
+    and U+0085, which JSON allows raw inside a string: a data line holding one would come apart.
+    """
+    pending: list[str] = []  # pieces of the line not yet ended
+    carried_cr = False  # a piece ended in \r: the next one may start with the \n of \r\n
+    for chunk in chunks:
+        if carried_cr:
+            chunk = "\r" + chunk
+        carried_cr = chunk.endswith("\r")
+        *ended, rest = _LINE_END.split(chunk.removesuffix("\r") if carried_cr else chunk)
+        if ended:
+            ended[0] = "".join(pending) + ended[0]
+            pending = []
+            yield from ended
+        pending.append(rest)
+    if carried_cr or any(pending):  # the last line, ended by a lone \r or by nothing at all
+        yield "".join(pending)
 
 
 def iter_sse(lines: Iterable[str]) -> Iterator[ServerSentEvent]:

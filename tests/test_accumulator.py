@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import ToolCall, ToolCallDelta
-from course_agent.providers.openai_chunks import events_from_chunk
+from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
+from course_agent.sse import split_lines
 
 
 def merge(*deltas: ToolCallDelta) -> list[ToolCall]:
@@ -246,3 +247,90 @@ def test_without_index_calls_are_told_apart_by_id(data: st.DataObject) -> None:
     heads = list(dict.fromkeys(fragment.id for fragment in arrival if fragment.id))
     by_id = {call_id: ToolCall(call_id, name, args) for call_id, name, args in specs}
     assert merge(*arrival) == [by_id[call_id] for call_id in heads]
+
+
+@given(data=st.data())
+def test_continuations_may_drop_the_index(data: st.DataObject) -> None:
+    """Heads carry an index; later fragments may leave it out. A fragment with neither index nor
+    id continues the call being written, so only calls whose continuations repeat their id may
+    interleave; the others arrive one call at a time, in any order of calls."""
+    specs = data.draw(call_specs(st.none() | st.text(min_size=1, max_size=10)))
+    start = data.draw(st.integers(0, 5))
+    per_call = []
+    for n, (call_id, name, args) in enumerate(specs):
+        fragments = data.draw(fragments_of(start + 2 * n, call_id, name, args))
+        if data.draw(st.booleans()):
+            fragments = fragments[:1] + [replace(f, index=None) for f in fragments[1:]]
+        per_call.append(fragments)
+    # A continuation that names neither its index nor its id can only follow its own head.
+    anonymous = any(f.index is None and not f.id for frags in per_call for f in frags)
+    if anonymous:
+        order = data.draw(st.permutations(range(len(per_call))))
+        arrival = [fragment for n in order for fragment in per_call[n]]
+    else:
+        arrival = data.draw(interleaved(per_call))
+
+    expected = [
+        ToolCall(call_id or f"call_{start + 2 * n}", name, args)
+        for n, (call_id, name, args) in enumerate(specs)
+    ]
+    assert merge(*arrival) == expected
+
+
+def wire_entry(draw: st.DrawFn, delta: ToolCallDelta) -> dict[str, Any]:
+    """One `tool_calls` entry as a gateway writes it: a missing value is a key left out or null."""
+    entry: dict[str, Any] = {}
+    function: dict[str, Any] = {}
+    for target, key, value in [
+        (entry, "index", delta.index),
+        (entry, "id", delta.id),
+        (function, "name", delta.name),
+        (function, "arguments", delta.args_delta),
+    ]:
+        if value is not None or draw(st.booleans()):
+            target[key] = value
+    if function or draw(st.booleans()):
+        entry["function"] = function
+    return entry
+
+
+@given(data=st.data())
+def test_the_same_holds_through_chunk_json_and_sse(data: st.DataObject) -> None:
+    """The first property end to end: fragments as chunk JSON on an SSE body, several entries to a
+    chunk or one, keys left out or null, cut into lines and parsed as every gateway's body is."""
+    specs = data.draw(call_specs(st.none() | st.text(min_size=1, max_size=10)))
+    start = data.draw(st.integers(0, 3))
+    indexed = data.draw(st.booleans())  # without indexes (Mistral), every head has an id
+    if not indexed:
+        specs = [(call_id or f"id{n}", name, args) for n, (call_id, name, args) in enumerate(specs)]
+    per_call = [
+        data.draw(fragments_of(start + n if indexed else None, call_id, name, args))
+        for n, (call_id, name, args) in enumerate(specs)
+    ]
+    if indexed:
+        arrival = data.draw(interleaved(per_call))
+    else:
+        arrival = [fragment for frags in per_call for fragment in frags]
+
+    body = []
+    while arrival:
+        size = data.draw(st.integers(1, 3))
+        entries = [wire_entry(data.draw, delta) for delta in arrival[:size]]
+        arrival = arrival[size:]
+        chunk = {"choices": [{"index": 0, "delta": {"tool_calls": entries}}]}
+        body.append(f"data: {json.dumps(chunk, ensure_ascii=data.draw(st.booleans()))}\n\n")
+    body.append('data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}\n\n')
+    body.append("data: [DONE]\n\n")
+    text = "".join(body)  # then cut anywhere, as the network delivers it
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=6)))
+    lines = split_lines(text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True))
+
+    accumulator = ToolCallAccumulator()
+    for event in events_from_lines(lines, "http://gateway.test/v1"):
+        if isinstance(event, ToolCallDelta):
+            accumulator.push(event)
+    expected = [
+        ToolCall(call_id or f"call_{start + n}", name, args)
+        for n, (call_id, name, args) in enumerate(specs)
+    ]
+    assert accumulator.drain() == expected

@@ -79,3 +79,33 @@ def test_misuse_is_one_clear_line_and_exit_two(tmp_path, args, message):
     done = run(*args, cwd=tmp_path)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["--base-url", "api.openai.com/v1"], {"OPENAI_API_KEY": "sk-test"}, "not an http(s) URL"),
+        ([], {"OPENAI_API_KEY": "sk-test pasted twice"}, "OPENAI_API_KEY contains a space"),
+        (["--replay", "missing.jsonl"], {}, "cannot read recording missing.jsonl"),
+        (
+            [],
+            {"OPENAI_API_KEY": "sk-test", "COURSE_AGENT_TIMEOUT": "soon"},
+            "COURSE_AGENT_TIMEOUT='soon' is not a number of seconds",
+        ),
+        (
+            [],
+            {"OPENAI_API_KEY": "sk-test", "COURSE_AGENT_TIMEOUT": "0"},
+            "COURSE_AGENT_TIMEOUT='0'",
+        ),
+    ],
+)
+def test_bad_settings_are_one_line_and_exit_two(tmp_path, args, env, message):
+    done = run(*args, "hi", env=env, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("course-agent: ") and message in done.stderr
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+    assert "sk-test" not in done.stderr
+
+
+def test_help_names_the_timeout_setting(tmp_path):
+    assert "COURSE_AGENT_TIMEOUT=SECONDS" in run("--help", cwd=tmp_path).stdout

@@ -360,3 +360,55 @@ def test_catastrophic_regexes_come_back(tmp_path: Path, pattern: str) -> None:
     (tmp_path / "as.txt").write_text("a" * 50_000 + "!\n" + "a" * 25 + "\n")
     result = execute(tmp_path, "grep", pattern=pattern)
     assert result.content  # it returned: ripgrep's engine is linear in the input
+
+
+def test_unreadable_directories_are_skipped_and_grep_says_so(tmp_path: Path) -> None:
+    (tmp_path / "open").mkdir()
+    (tmp_path / "open" / "a.txt").write_text("needle\n")
+    locked = tmp_path / "locked"
+    (locked / "inner").mkdir(parents=True)
+    (locked / "b.txt").write_text("needle\n")
+    locked.chmod(0)
+    try:
+        assert run_unprivileged(tmp_path, "glob", pattern="**").content == "open/a.txt"
+        if find_rg():
+            result = run_unprivileged(tmp_path, "grep", pattern="needle")
+            assert result.content.split("\n") == [
+                "open/a.txt:1:needle",
+                "(some files could not be read: rg: ./locked: Permission denied (os error 13))",
+            ]
+    finally:
+        locked.chmod(0o700)
+
+
+# -- control characters in the arguments --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "words"),
+    [
+        ("grep", {"pattern": "a\0b"}, "pattern or glob contains a NUL byte"),
+        ("grep", {"pattern": "a", "glob": "*.txt\0"}, "pattern or glob contains a NUL byte"),
+        ("grep", {"pattern": "a\nb"}, 'the literal "\\n" is not allowed in a regex'),
+        ("glob", {"pattern": "*.txt\0"}, "pattern contains a NUL byte"),
+        ("read_file", {"path": "a.txt\0.js"}, "path contains a NUL byte"),
+    ],
+)
+def test_nul_and_newline_in_arguments_are_refused_in_words(
+    tmp_path: Path, tool: str, args: dict[str, str], words: str
+) -> None:
+    if tool == "grep" and find_rg() is None:
+        pytest.skip("ripgrep is not installed")
+    (tmp_path / "a.txt").write_text("a\nb\n")
+    result = execute(tmp_path, tool, **args)
+    assert not result.ok and words in result.content
+
+
+@needs_rg
+@pytest.mark.timeout(10)
+@pytest.mark.parametrize("glob", ["pipe", "pipe-link", "*"])
+def test_grep_aimed_at_a_fifo_does_not_block(tmp_path: Path, glob: str) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "pipe-link").symlink_to("pipe")
+    result = execute(tmp_path, "grep", pattern="x", glob=glob)
+    assert result.ok and result.content == f"no matches for x in files matching {glob}"

@@ -4,6 +4,8 @@ import json
 
 import pytest
 from gateway import Gateway, Received, sse_reply
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from course_agent.loop import check_transcript, run_agent
 from course_agent.protocol import (
@@ -136,6 +138,24 @@ def test_gateway_error_ends_the_turn_and_keeps_the_transcript_valid(ctx):
     assert check_transcript(messages) is None
 
 
+def test_the_same_question_after_a_break_carries_on_instead_of_asking_twice(ctx):
+    model = ListModel(
+        [ToolCallDelta(0, "c", "glob", '{"pattern": "*"}'), Finish("tool_calls")],
+        [GatewayError("gateway http://127.0.0.1:1 answered HTTP 503")],
+        [TextDelta("two files"), Finish("stop")],
+        [TextDelta("still two"), Finish("stop")],
+    )
+    messages = []
+    list(run_agent("q", model, default_registry(), ctx, messages=messages))
+    events = list(run_agent("q", model, default_registry(), ctx, messages=messages))
+    assert events[-1] == AgentStopped("done")
+    assert model.seen[2] == model.seen[1]  # the retry resent the kept transcript as it was
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "tool", "assistant"]
+
+    list(run_agent("q", model, default_registry(), ctx, messages=messages))  # answered: new
+    assert [m["role"] for m in messages][-2:] == ["user", "assistant"]
+
+
 def test_max_turns_stops_with_a_clear_message(ctx):
     turn = [ToolCallDelta(0, None, "glob", '{"pattern": "*"}'), Finish("tool_calls")]
     model = ListModel(*[list(turn) for _ in range(3)])
@@ -205,3 +225,29 @@ def test_an_invalid_transcript_is_never_sent(ctx):
 )
 def test_check_transcript_names_what_is_wrong(messages, problem):
     assert problem in check_transcript(messages)
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    calls=st.lists(
+        st.tuples(
+            st.none() | st.sampled_from(["a", "b", ""]),  # ids missing, empty or repeated
+            st.sampled_from(["glob", "grep", "read_file"]) | st.text(max_size=10),
+            st.text(max_size=30) | st.sampled_from(['{"pattern": "**"}', '{"path": "x"}', ""]),
+        ),
+        min_size=1,
+        max_size=5,
+    )
+)
+def test_any_calls_get_exactly_one_result_each_in_order(ctx, calls):
+    turn = [ToolCallDelta(n, call_id, name, args) for n, (call_id, name, args) in enumerate(calls)]
+    model = ListModel([*turn, Finish("tool_calls")], [TextDelta("done"), Finish("stop")])
+    messages = []
+    events = list(run_agent("q", model, default_registry(), ctx, messages=messages))
+
+    assert events[-1] == AgentStopped("done")
+    ids = [call_id or f"call_{n}" for n, (call_id, _, _) in enumerate(calls)]
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ids
+    assert [e.call.id for e in events if isinstance(e, ToolFinished)] == ids
+    assert check_transcript(messages) is None
+    assert model.seen[1] == messages[:-1]  # all of it went back to the model

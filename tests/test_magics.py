@@ -5,24 +5,22 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from gateway import fixture_reply, sse_reply, status_reply
 from IPython.core.error import UsageError
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 from nbformat.sign import NotebookNotary
+from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import check_transcript
-from course_agent.notebook.magics import register
 from course_agent.registry import default_registry
 from course_agent.render.cost import cost_lines, request_costs
-from course_agent.sandbox import QUESTION
+from course_agent.sandbox import QUESTION, build_sandbox
 from course_agent.selftest import run_selftest
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,19 +28,6 @@ NOTEBOOKS = Path(__file__).parent / "notebooks"
 FAKE_KEY = "sk-test-FAKE-KEY-0123456789-do-not-print"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SETTINGS = ["OPENAI_API_KEY", "OPENAI_BASE_URL", "COURSE_AGENT_MODEL", "MOCK", "INJECT"]
-
-
-@pytest.fixture
-def shell(tmp_path, monkeypatch):
-    """A real IPython shell with the extension loaded afresh, in a folder with no .env."""
-    for name in SETTINGS:
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # offline sandboxes land in tmp_path
-    ipython = InteractiveShell.instance()
-    ipython.run_line_magic("load_ext", "course_agent")
-    ipython.magics = register(ipython)  # a fresh conversation for every test
-    return ipython
 
 
 def run(ipython, source):
@@ -148,6 +133,7 @@ MISUSE = {
     "%%agent --root no/such/dir\nq": "--root no/such/dir is not a directory",
     "%%agent --mock\n   \n": "the cell has no question",
     "%%agent --inject typo\nq": "argument --inject: invalid choice: 'typo'",
+    "%%agent --provider gemini\nq": "argument --provider: invalid choice: 'gemini'",
     "%%agent --root 'unclosed\nq": "No closing quotation",
     "%%agent --replay missing.jsonl\nq": "cannot read recording missing.jsonl",
     "%agent_selftest --accumulator Missing": "--accumulator Missing: no such name in this notebook",
@@ -242,6 +228,26 @@ def test_a_live_run_is_recorded_and_replayed_with_the_same_cards(shell, monkeypa
 
     replayed, _ = run(shell, f"%%agent --replay session.jsonl --root {root}\nwhat is in a.txt?")
     assert [o.data for o in replayed.outputs] == [o.data for o in live.outputs]
+
+
+def test_provider_anthropic_asks_the_messages_api(shell, monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-this-one")  # both keys: --provider decides
+    monkeypatch.setenv("ANTHROPIC_API_KEY", FAKE_KEY)
+    root = build_sandbox(tmp_path)
+    with ScriptedGateway(wire="anthropic") as gateway:
+        line = f"--provider anthropic --base-url {gateway.root_url} --root {root}"
+        captured, error = run(shell, f"%%agent {line}\n{QUESTION}")
+    assert error is None and captured.stderr == ""
+    plain = [output.data["text/plain"] for output in captured.outputs]
+    assert [text.split()[:2] for text in plain] == [
+        ["v", "glob"],
+        ["v", "grep"],
+        ["v", "read_file"],
+    ]
+    assert captured.stdout.endswith("the test goes green.\n")
+    assert [request.path for request in gateway.requests] == ["/v1/messages"] * 3
+    assert {request.headers["x-api-key"] for request in gateway.requests} == {FAKE_KEY}
+    assert shell.magics.conversation.choice["provider"] == "anthropic"
 
 
 def test_agent_tools_shows_exactly_what_the_model_sees(shell):

@@ -1,5 +1,6 @@
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from gateway import (
@@ -267,6 +268,17 @@ def test_multibyte_text_written_one_byte_at_a_time(gateway: Gateway) -> None:
     assert merged(list(model_for(gateway).stream(QUESTION, []))) == Turn(text, ("stop",))
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85"])
+def test_unicode_line_separators_inside_json_stay_in_their_line(
+    gateway: Gateway, separator: str
+) -> None:
+    # JSON allows these raw inside a string; httpx's iter_lines (str.splitlines) cuts at them.
+    text = f"one{separator}two"
+    chunk = '{"choices": [{"index": 0, "delta": {"content": "%s"}, "finish_reason": "stop"}]}'
+    gateway.queue(sse_reply(f"data: {chunk % text}\n\n", "data: [DONE]\n\n"))
+    assert merged(list(model_for(gateway).stream(QUESTION, []))) == Turn(text, ("stop",))
+
+
 # -- every failure: one line, the cause, the gateway, what next, never the key -----------------
 
 CHUNK = 'data: {"choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": null}]}\n\n'
@@ -336,6 +348,18 @@ def test_echoed_key_is_redacted_not_dropped(gateway: Gateway) -> None:
     gateway.queue(status_reply(401, ECHO, echo_authorization=True))
     with pytest.raises(GatewayError, match=r"Incorrect API key provided: Bearer \[redacted\]"):
         list(model_for(gateway).stream(QUESTION, []))
+
+
+def test_a_placeholder_key_is_cut_only_as_a_whole_word(gateway: Gateway, tmp_path: Path) -> None:
+    # Local gateways take any key; "x" must not eat the x of "exist" in messages and recordings.
+    body = '{"error": {"message": "model x does not exist; sent {authorization}"}}'
+    gateway.queue(status_reply(404, body, echo_authorization=True))
+    recording = tmp_path / "session.jsonl"
+    model = OpenAICompatModel(gateway.url, "x", "x", timeout=5, record=recording)
+    with pytest.raises(GatewayError) as caught:
+        list(model.stream(QUESTION, []))
+    assert "model [redacted] does not exist; sent Bearer [redacted]" in str(caught.value)
+    assert "does not exist; sent Bearer [redacted]" in recording.read_text()
 
 
 def closed_port() -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
 from course_agent.registry import ToolRegistry, default_registry, describe_parameters, execute_call
+from course_agent.sandbox import build_sandbox
 
 # The model-facing JSON of the three tools, pinned: a change here is a change to every prompt.
 EXPECTED_TOOLS = [
@@ -280,3 +282,73 @@ def test_execute_never_raises_and_answers_once(sandbox: Path, name: str, args: s
     assert isinstance(result, ToolResult)
     assert isinstance(result.content, str) and result.content
     assert len(result.content) <= 8054 + 100  # the ceiling, plus the note
+
+
+# Any JSON value a model could send, with the values that tend to break things mixed in.
+JSON_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(-(10**40), 10**40),
+    st.floats(),  # NaN and Infinity too: json.dumps writes them, json.loads reads them back
+    st.text(max_size=40),
+    st.sampled_from(["..", "../outside.txt", "/etc/passwd", "src", "**", "(a+)+$", "\\", "é"]),
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=8,
+)
+JSON_OBJECTS = st.dictionaries(
+    st.sampled_from(["path", "pattern", "glob", "limit", "offset"]) | st.text(max_size=12),
+    JSON_VALUES,
+    max_size=5,
+)
+# Calls close to valid ones, so that many get past validation and into the tools themselves.
+TEXT = st.text(max_size=30) | st.sampled_from(
+    ["src/calc.js", "data/rates.csv", "**", "*.js", "out", "loop", "pipe", "blob.bin", "TOP"]
+)
+NUMBER = st.integers(-3, 3000) | JSON_SCALARS
+CALLS = st.one_of(
+    st.tuples(
+        st.sampled_from(["glob", "grep"]),
+        st.fixed_dictionaries({"pattern": TEXT}, optional={"glob": TEXT, "limit": NUMBER}),
+    ),
+    st.tuples(
+        st.just("read_file"),
+        st.fixed_dictionaries({"path": TEXT}, optional={"offset": NUMBER, "limit": NUMBER}),
+    ),
+    st.tuples(
+        st.sampled_from(["glob", "grep", "read_file"]) | st.text(max_size=20),
+        JSON_OBJECTS | JSON_VALUES,
+    ),
+)
+
+
+@pytest.fixture
+def hostile_tree(tmp_path: Path) -> Path:
+    """The lab's sandbox plus what a tree may hold: a way out, a FIFO, a binary, odd names."""
+    (tmp_path / "outside.txt").write_text("TOP-SECRET\n")
+    root = build_sandbox(tmp_path)
+    (root / "out").symlink_to(tmp_path / "outside.txt")
+    (root / "loop").symlink_to("loop")
+    os.mkfifo(root / "pipe")
+    (root / "blob.bin").write_bytes(bytes(range(256)) * 4)
+    (root / "new\nline é.txt").write_text("TOP\n")
+    return root
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(call=CALLS)
+def test_any_json_to_the_real_tools_gives_one_sendable_result(
+    hostile_tree: Path, call: tuple[str, object]
+) -> None:
+    name, args = call
+    result = default_registry().execute(
+        ToolCall("call_1", name, json.dumps(args)), ToolContext(hostile_tree)
+    )
+    assert isinstance(result, ToolResult) and isinstance(result.ok, bool)
+    assert result.content and len(result.content) <= 8000 + 100  # the ceiling plus its note
+    result.content.encode("utf-8")  # it can be sent: no lone surrogate from a name or an echo
+    if "SECRET" not in json.dumps(args):  # an echo of the arguments may hold anything
+        assert "TOP-SECRET" not in result.content

@@ -1,7 +1,9 @@
 import pytest
 from gateway import STREAMS
+from hypothesis import given
+from hypothesis import strategies as st
 
-from course_agent.sse import ServerSentEvent, iter_sse
+from course_agent.sse import ServerSentEvent, iter_sse, split_lines
 
 
 def events(text: str) -> list[ServerSentEvent]:
@@ -87,3 +89,38 @@ def test_recorded_openrouter_keepalives_yield_no_events() -> None:
     found = events(text)
     assert found[0].data.startswith('{"id":"gen-')  # the 30 comments produced nothing
     assert found[-1] == ServerSentEvent("message", "[DONE]")
+
+
+# -- cutting a body into lines ----------------------------------------------------------------
+
+
+def test_split_lines_cuts_only_at_the_three_line_endings() -> None:
+    text = 'data: {"t": "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg"}\r\n\r\ndata: x\ry\n'
+    assert list(split_lines([text])) == [
+        'data: {"t": "a\u2028b\u2029c\x85d\x0be\x0cf\x1cg"}',
+        "",
+        "data: x",
+        "y",
+    ]
+
+
+@given(
+    lines=st.lists(st.text(st.characters(blacklist_characters="\r\n"))),
+    endings=st.lists(st.sampled_from(["\n", "\r\n", "\r"]), min_size=1),
+    last_ended=st.booleans(),
+    data=st.data(),
+)
+def test_split_lines_gives_back_the_lines_however_the_text_is_cut(
+    lines: list[str], endings: list[str], last_ended: bool, data: st.DataObject
+) -> None:
+    text = ""
+    for n, line in enumerate(lines):
+        if text.endswith("\r") and not line:
+            text += "\r"  # after a lone \r, an empty line ended by \n would read as one \r\n
+        else:
+            text += line + endings[n % len(endings)]
+    if lines and not last_ended and lines[-1]:  # a last line may end with no line ending at all
+        text = text.rstrip("\r\n")
+    cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=10)))
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    assert list(split_lines(pieces)) == lines

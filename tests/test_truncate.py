@@ -1,3 +1,5 @@
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -38,3 +40,28 @@ def test_any_text_is_bounded_keeps_both_ends_and_states_true_numbers(text):
     head = int(MAX_RESULT_CHARS * HEAD_RATIO)
     assert result.content == text[:head] + note + text[head + removed :]
     assert len(result.content) == MAX_RESULT_CHARS + len(note)
+
+
+@given(
+    length=st.integers(MAX_RESULT_CHARS - 2, MAX_RESULT_CHARS + 2)
+    | st.sampled_from([9_999, 10_000, 18_000, 18_001, 107_999, 108_000, 1_000_000]),
+    ok=st.booleans(),
+    meta=st.dictionaries(
+        st.sampled_from(["tool", "files", "truncated"]), st.integers(), max_size=2
+    ),
+)
+def test_at_the_ceiling_and_where_the_numbers_grow_a_digit(length, ok, meta):
+    text = "".join(f"{n:07d}\n" for n in range(length // 8 + 1))[:length]  # every slice distinct
+    result = truncate_result(ToolResult(text, ok=ok, meta=meta))
+    assert result.ok is ok
+    if length <= MAX_RESULT_CHARS:
+        assert result == ToolResult(text, ok=ok, meta=meta)
+        return
+    head = int(MAX_RESULT_CHARS * HEAD_RATIO)
+    tail = MAX_RESULT_CHARS - head
+    note = result.content[head:-tail]
+    removed, total = (int(n) for n in re.findall(r"\d+", note))
+    assert (removed, total) == (length - MAX_RESULT_CHARS, length)  # kept + removed == total
+    assert note == f"\n[...{removed} of {total} chars cut; use offset for middle]\n"
+    assert result.content == text[:head] + note + text[-tail:]
+    assert result.meta == {**meta, "truncated": True, "originalChars": length}

@@ -25,7 +25,7 @@ from ..loop import MAX_TURNS, run_agent
 from ..protocol import GatewayError, ToolContext
 from ..registry import default_registry
 from ..selftest import run_selftest
-from ..settings import Setup, choose
+from ..settings import PROVIDERS, Setup, choose
 from .cards import ToolsView, show_events
 from .cost_view import CostView
 from .fragments_demo import SOURCES, FragmentDemo
@@ -66,7 +66,15 @@ AGENT = _Parser("%%agent", "Ask the agent the question written in the rest of th
 AGENT.add_argument("--mock", action="store_true", help="the offline scripted model (as MOCK=1)")
 AGENT.add_argument("--inject", choices=["bad_args"], help="offline: send bad arguments first")
 AGENT.add_argument("--model", metavar="NAME", help="model name (default $COURSE_AGENT_MODEL)")
-AGENT.add_argument("--base-url", metavar="URL", help="gateway (default $OPENAI_BASE_URL)")
+AGENT.add_argument(
+    "--base-url", metavar="URL", help="gateway (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL)"
+)
+AGENT.add_argument(
+    "--provider",
+    choices=PROVIDERS,
+    help="wire format: openai (any OpenAI-compatible gateway) or anthropic (Messages API); "
+    "default openai, or anthropic when only ANTHROPIC_API_KEY is set",
+)
 AGENT.add_argument("--root", metavar="DIR", help="folder the tools may read")
 AGENT.add_argument(
     "--max-turns",
@@ -97,7 +105,7 @@ DEMO.add_argument(
 DEMO.add_argument("--static", action="store_true", help="every step as a table, no widgets")
 
 # The %%agent options that choose the model and root: changing one starts a new conversation.
-CHOICE = ("mock", "inject", "model", "base_url", "root", "record", "replay")
+CHOICE = ("mock", "inject", "provider", "model", "base_url", "root", "record", "replay")
 
 TOOLS = _Parser("%agent_tools", "The tools exactly as the model sees them.")
 COST = _Parser("%agent_cost", "Characters re-sent per model request in this conversation.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 import httpx
 
 from ..protocol import GatewayError, ModelEvent
+from ..sse import split_lines
 from .openai_chunks import error_summary, events_from_lines
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
 
 DEFAULT_IDLE_TIMEOUT = 60.0  # seconds without a data event; SSE keep-alive comments do not count
 MAX_RETRY_WAIT = 20.0  # a 429 asking for longer than this is reported instead of waited out
+_SHORT_KEY = 16  # characters: API keys are 40 to 100+; shorter ones are local placeholders
 
 
 class OpenAICompatModel:
@@ -79,7 +82,7 @@ class OpenAICompatModel:
         self.idle_timeout = idle_timeout
         self.max_retries = max_retries
         self.record = record
-        self._api_key = api_key  # only ever read by _headers and _redact
+        self._api_key = api_key  # only ever read by _headers and _cut_key
         self._transport = transport
 
     def __repr__(self) -> str:
@@ -88,13 +91,18 @@ class OpenAICompatModel:
     def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> Iterator[ModelEvent]:
-        # The one exit for errors: whatever went wrong leaves as one redacted line.
+        # The one exit for errors: whatever went wrong leaves as one redacted line. Raised after
+        # the except clause, not in it: there `from None` would only hide the original from
+        # tracebacks, while __context__ still held its unredacted text and the request (the key
+        # in its headers) for anyone who inspects the exception.
         try:
             yield from self._stream(messages, tools)
+            return
         except GatewayError as error:
-            raise GatewayError(self._redact(str(error))) from None
+            message = str(error)
         except httpx.HTTPError as error:
-            raise GatewayError(self._redact(self._explain(error))) from None
+            message = self._explain(error)
+        raise GatewayError(self._redact(message)) from None
 
     def _stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -132,7 +140,7 @@ class OpenAICompatModel:
         return events_from_lines(lines, self.base_url)
 
     def _read(self, response: httpx.Response, received: list[str]) -> Iterator[ModelEvent]:
-        lines = self._watch(response.iter_lines(), received)
+        lines = self._watch(split_lines(response.iter_text()), received)
         if response.status_code >= 400:
             status, body = response.status_code, "\n".join(lines)
             raise GatewayError(
@@ -170,7 +178,8 @@ class OpenAICompatModel:
             elif time.monotonic() - last_data > self.idle_timeout:
                 raise GatewayError(
                     f"gateway {self.base_url} sent only keep-alives and no data for "
-                    f"{self.idle_timeout:g} s; try again later, or raise idle_timeout"
+                    f"{self.idle_timeout:g} s; try again later, or wait longer with "
+                    "COURSE_AGENT_TIMEOUT"
                 )
             yield line
 
@@ -189,7 +198,7 @@ class OpenAICompatModel:
         if isinstance(error, httpx.ReadTimeout):
             return (
                 f"gateway {gateway} sent nothing for {self.timeout:g} s; "
-                "try again, or raise the timeout"
+                "try again, or wait longer with COURSE_AGENT_TIMEOUT"
             )
         if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError)):
             return f"gateway {gateway} dropped the connection mid-stream ({detail}); try again"
@@ -197,8 +206,18 @@ class OpenAICompatModel:
 
     def _redact(self, text: str) -> str:
         """One line, with the key cut out: gateways sometimes echo the Authorization header."""
-        text = " ".join(text.split())
-        return text.replace(self._api_key, "[redacted]") if self._api_key else text
+        return self._cut_key(" ".join(text.split()))
+
+    def _cut_key(self, text: str) -> str:
+        """`text` with every occurrence of the key replaced by [redacted]."""
+        if not self._api_key:
+            return text
+        key = re.escape(self._api_key)
+        if len(self._api_key) < _SHORT_KEY:
+            # A placeholder for a local gateway ("x", "EMPTY") is cut only as a whole word, or
+            # it would eat the x of every word; a real key is too long to match anything by chance.
+            key = rf"(?<![A-Za-z0-9]){key}(?![A-Za-z0-9])"
+        return re.sub(key, "[redacted]", text)
 
     def _save(self, n_messages: int, status: int, lines: list[str]) -> None:
         if self.record is None:
@@ -206,17 +225,21 @@ class OpenAICompatModel:
         entry = {
             "request": {"gateway": self.base_url, "model": self.model, "n_messages": n_messages},
             "status": status,
-            "lines": [line.replace(self._api_key, "[redacted]") for line in lines]
-            if self._api_key
-            else lines,
+            "lines": [self._cut_key(line) for line in lines],
         }
         text = json.dumps(entry, ensure_ascii=False) + "\n"
-        if isinstance(self.record, (str, Path)):
-            with Path(self.record).open("a", encoding="utf-8") as file:
-                file.write(text)
-        else:
+        if not isinstance(self.record, (str, Path)):
             self.record.write(text)
             self.record.flush()
+            return
+        try:
+            with Path(self.record).open("a", encoding="utf-8") as file:
+                file.write(text)
+        except OSError as error:  # stream() promises GatewayError and nothing else
+            raise GatewayError(
+                f"cannot write the recording {self.record} ({error.strerror or error}); "
+                "record to a file in a folder that exists and is writable"
+            ) from None
 
 
 def status_message(

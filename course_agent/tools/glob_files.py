@@ -173,7 +173,7 @@ def run_glob(args: GlobArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult(content, meta={"matches": 0, "shown": 0})
     if matched > len(lines):
         lines.append(f"({matched - len(lines)} more withheld; narrow the pattern or raise limit)")
-    return ToolResult("\n".join(lines), meta={"matches": matched, "shown": len(lines)})
+    return ToolResult("\n".join(lines), meta={"matches": matched, "shown": len(shown)})
 
 
 GLOB_TOOL = ToolDef(

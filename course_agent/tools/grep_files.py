@@ -14,6 +14,7 @@ import subprocess
 import sysconfig
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,11 +23,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
 from .walk import SKIP_DIRS, show_path
 
-__all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "run_grep"]
+__all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
 MAX_LINE_CHARS = 120
 TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
 _MAX_RECORD = 64 * 1024  # one output line: a path (4 KiB at most) and a 500-byte preview
+_RECOUNT_CHARS = 30_000  # folder names one recount may list: Windows allows 32,767 in all
 
 _FLAGS = [
     "--no-config",  # a user's ~/.ripgreprc must not change what the model sees
@@ -147,6 +149,27 @@ def _show_match(path: bytes, number: int, content: bytes) -> str:
     return f"{name}:{number}:{text}"
 
 
+def ripgrep_command(
+    rg: str, args: GrepArgs, *, count: bool = False, folders: list[str] | None = None
+) -> list[str]:
+    """The rg command line: matching lines, at most `limit` per file (pass 1), or with `count`
+    the matches per file (pass 2). It searches the whole root, or `folders` one level deep."""
+    if count:
+        mode = ["--count"]
+    else:
+        # At most `limit` lines per file: the `limit` smallest (path, line) keys overall are
+        # among them, and rg never has to buffer a file's million matches. A 50 MB line comes
+        # back as a 500-byte preview.
+        mode = ["--line-number", "--max-columns=500", "--max-columns-preview"]
+        mode.append(f"--max-count={args.limit}")
+    scope = [f"--glob={args.glob}"] if args.glob else []
+    # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks.
+    scope += [f"--glob=!{name}" for name in sorted(SKIP_DIRS)]
+    # Searching "." (or folders found by searching it) never leaves the root.
+    where = ["--max-depth=1", "--", *folders] if folders else ["--", "."]
+    return [rg, *_FLAGS, *mode, *scope, "--regexp", args.pattern, *where]
+
+
 def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     """`path:line:content` sorted by (path, line), then notes in parentheses: matches withheld,
     a search stopped by the time budget, files rg could not read. Or `no matches for PATTERN`."""
@@ -158,40 +181,46 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     rg = find_rg()
     if rg is None:
         raise ToolError("grep needs ripgrep, which is not installed: run `pip install ripgrep`")
-    scope = [f"--glob={glob}"] if glob else []
-    # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks.
-    scope += [f"--glob=!{name}" for name in sorted(SKIP_DIRS)]
-    search = ["--regexp", pattern, "--", "."]  # searching "." never leaves the root
     root, deadline = ctx.root.resolve(), time.monotonic() + TIME_BUDGET_S
 
-    # Pass 1: at most `limit` lines per file (--max-count). The `limit` smallest (path, line) keys
-    # overall are among them, and rg never has to buffer a file's million matches. A 50 MB line
-    # comes back as a 500-byte preview (--max-columns).
-    lines_flags = ["--line-number", "--max-columns=500", "--max-columns-preview"]
-    command = [rg, *_FLAGS, *lines_flags, f"--max-count={limit}", *scope, *search]
-    seen, capped, current, in_file = 0, False, b"", 0
+    seen = 0
+    seen_in: Counter[bytes] = Counter()  # folder -> matching lines listed from its files
+    capped: set[bytes] = set()  # folders holding a file whose lines stopped at `limit`
 
     def matches(run: _Ripgrep) -> Iterator[tuple[bytes, int, bytes]]:
-        nonlocal seen, capped, current, in_file
+        nonlocal seen
+        current, folder, in_file = b"", b"", 0
         for path, rest in run.records():
             number, _, content = rest.partition(b":")
             if not number.isdigit():
                 continue  # not a match line; rg prints none with these flags, but be sure
             # rg prints each file's lines together: count them to spot a file cut at `limit`.
-            in_file = in_file + 1 if path == current else 1
-            current, seen = path, seen + 1
-            capped = capped or in_file >= limit
+            if path != current:
+                current, folder, in_file = path, os.path.dirname(path), 0
+            in_file, seen = in_file + 1, seen + 1
+            seen_in[folder] += 1
+            if in_file >= limit:
+                capped.add(folder)
             yield path, int(number), content
 
-    with _Ripgrep(command, root, deadline) as run:
+    # Pass 1: the lines.
+    with _Ripgrep(ripgrep_command(rg, args), root, deadline) as run:
         # A bounded heap: sorted output without rg's --sort, which makes rg single-threaded.
         kept = heapq.nsmallest(limit, matches(run))
     error, stopped, total = run.error(), run.stopped, seen
 
-    # Pass 2, only when some file had more than `limit` matches: count them all, exactly.
+    # Pass 2, only when some file had `limit` matches or more: count exactly. Every match in
+    # other folders was listed, so recount just the capped folders, one level deep; or, when
+    # their names would not fit on one command line, the whole root.
     if capped and not stopped:
-        with _Ripgrep([rg, *_FLAGS, "--count", *scope, *search], root, deadline) as count:
-            total = sum(int(rest) for _, rest in count.records() if rest.isdigit())
+        folders = sorted(os.fsdecode(folder) for folder in capped)
+        if sum(map(len, folders)) <= _RECOUNT_CHARS:
+            total = seen - sum(seen_in[folder] for folder in capped)
+        else:
+            folders, total = [], 0
+        command = ripgrep_command(rg, args, count=True, folders=folders)
+        with _Ripgrep(command, root, deadline) as count:
+            total += sum(int(rest) for _, rest in count.records() if rest.isdigit())
         stopped = count.stopped
         total = max(total, seen)
 
