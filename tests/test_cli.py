@@ -109,3 +109,16 @@ def test_bad_settings_are_one_line_and_exit_two(tmp_path, args, env, message):
 
 def test_help_names_the_timeout_setting(tmp_path):
     assert "COURSE_AGENT_TIMEOUT=SECONDS" in run("--help", cwd=tmp_path).stdout
+
+
+def test_grade_and_lab_are_subcommands_with_their_own_usage(tmp_path):
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{not json")
+    done = run(
+        "grade", "--jobs", "1", "--csv", str(tmp_path / "grades.csv"), str(broken), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "broken.ipynb" in done.stdout and "not a notebook" in done.stdout
+    assert "broken.ipynb" in (tmp_path / "grades.csv").read_text()
+    usage = run("lab", "release", cwd=tmp_path)
+    assert usage.returncode == 2 and "usage: course-agent lab" in usage.stderr
