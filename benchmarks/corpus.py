@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BigFile", "Tree", "build_tree", "make_big_file", "scratch_dir", "source_trees"]
+__all__ = ["GIB", "BigFile", "Tree", "build_tree", "make_big_file", "scratch_dir", "source_trees"]
 
 GIB = 1 << 30
 # One 64-byte line, repeated: ordinary text, so nothing calls it binary and every line is short.

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Stream", "build_stream", "serve", "serving"]
+__all__ = ["CALLS", "TEXT_CHUNKS", "Stream", "build_stream", "serve", "serving"]
 
 CALLS = 3
 TEXT_CHUNKS = 200

@@ -7,8 +7,8 @@ pinning, outlier rejection, statistics beyond min/median/max.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -107,9 +107,10 @@ def time_command(command: Sequence[str], repeat: int, cwd: Path | None = None) -
     return time_calls(lambda: run_command(command, cwd), repeat)
 
 
+@functools.cache
 def gnu_time() -> str | None:
     """GNU time, which reports a child's peak memory (%M) without the parent's counted in."""
-    path = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
+    path = shutil.which("time")  # the program, not the shell keyword
     if path is None:
         return None
     done = subprocess.run([path, "--version"], capture_output=True, text=True)
@@ -155,10 +156,7 @@ def probe(*args: str) -> dict[str, float]:
     A fresh process, because peak memory (VmHWM) only ever grows: in this one it would hold
     every earlier benchmark's peak.
     """
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(PROBE), *args], capture_output=True, text=True, env=env, check=False
-    )
+    done = subprocess.run([sys.executable, str(PROBE), *args], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"probe {' '.join(args)} failed: {done.stderr.strip()[-500:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

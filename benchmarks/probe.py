@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["peak_mb"]
+__all__ = ["main", "peak_mb"]
 
 
 def peak_mb() -> float:

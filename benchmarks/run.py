@@ -23,11 +23,11 @@ from measure import gnu_time
 from report import Row, format_table
 from search import glob_rows, grep_rows
 from startup import startup_rows
-from streaming import client_rows
+from streaming import client_rows, merge_rows
 
 from course_agent.tools.grep_files import find_rg
 
-__all__ = ["SUITES", "main"]
+__all__ = ["SUITES", "describe_machine", "main", "parse_args"]
 
 SUITES = ["grep", "glob", "read_file", "grep_memory", "client", "startup"]
 
@@ -110,6 +110,7 @@ def main(argv: list[str]) -> int:
                 # rg and GNU grep each take seconds and a GB here; memory barely varies: 3 runs.
                 suite("grep_memory", lambda: grep_memory_rows(one_line, 3, notes))
         suite("client", lambda: client_rows(args.repeat, notes))
+        suite("client", lambda: merge_rows(args.repeat, notes))
         suite("startup", lambda: startup_rows(args.repeat, notes))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -18,13 +18,13 @@ from course_agent.protocol import ToolContext, ToolResult
 from course_agent.tools import GLOB_TOOL, GREP_TOOL, SKIP_DIRS
 from course_agent.tools.grep_files import find_rg, ripgrep_command
 
-__all__ = ["GREP_CASES", "glob_rows", "grep_rows"]
+__all__ = ["GREP_CASES", "find_command", "glob_rows", "gnu_grep_command", "grep_rows"]
 
 # (figure, the tool's arguments): a full scan, a capped common word, alternation in *.py only.
 GREP_CASES = [
     ("no-match full scan", {"pattern": "zq_no_such_identifier_9x"}),
     ("common identifier, 50-match cap", {"pattern": "isinstance"}),
-    ("alternation + glob *.py", {"pattern": "TODO|FIXME|XXX", "glob": "*.py"}),
+    ("alternation + glob `*.py`", {"pattern": "TODO|FIXME|XXX", "glob": "*.py"}),
 ]
 
 
@@ -69,8 +69,8 @@ def grep_rows(tree: Tree, repeat: int, notes: list[str]) -> list[Row]:
         # Only the full scan has targets: the others show what our post-processing costs.
         full_scan = figure.startswith("no-match")
         rows += [
-            Row(f"grep: {figure}", ours, "rg, same flags", theirs_rg, 1.5 if full_scan else None),
-            Row(f"grep: {figure}", ours, "grep -rnI", theirs_grep, 1.0 if full_scan else None),
+            Row(f"grep: {figure}", ours, "`rg`, same flags", theirs_rg, 1.5 if full_scan else None),
+            Row(f"grep: {figure}", ours, "`grep -rnI`", theirs_grep, 1.0 if full_scan else None),
         ]
         result = _run_tool("grep", arguments, tree.root)
         count = ripgrep_command(rg, GREP_TOOL.args.model_validate(arguments), count=True)
@@ -97,7 +97,7 @@ def glob_rows(tree: Tree, repeat: int, notes: list[str]) -> list[Row]:
     found = run_command(find_command(".py"), tree.root).count(b"\n")
     agree = "agree" if result.meta["matches"] == found else "DISAGREE"
     notes.append(
-        f"glob **/*.py: ours counts {result.meta['matches']:,} matches "
-        f"({result.content.splitlines()[-1]}); find prints {found:,}: they {agree}"
+        f"glob **/*.py: ours counts {result.meta['matches']:,} matches, ending "
+        f"{result.content.splitlines()[-1]}; find prints {found:,}: they {agree}"
     )
-    return [Row("glob: **/*.py, exact withheld count", ours, "find, same prunes", theirs, 2.0)]
+    return [Row("glob: `**/*.py`, exact withheld count", ours, "`find`, same prunes", theirs, 2.0)]

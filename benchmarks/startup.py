@@ -37,8 +37,8 @@ def startup_rows(repeat: int, notes: list[str]) -> list[Row]:
     )
     notes.append(f"import course_agent costs about {(ours.median - bare.median) * 1000:.0f} ms")
     load_ours, load_peer = _load_ext_together(repeat, ["course_agent", "autoreload"])
-    load_ext = "start-up: %load_ext course_agent"
+    load_ext = "start-up: `%load_ext course_agent`"
     return [
-        Row("start-up: python -c 'import course_agent'", ours, "python -c pass", bare),
-        Row(load_ext, load_ours, "%load_ext autoreload", load_peer, under=0.3),
+        Row("start-up: `import course_agent`, fresh process", ours, "`python -c pass`", bare),
+        Row(load_ext, load_ours, "`%load_ext autoreload`", load_peer, under=0.3),
     ]

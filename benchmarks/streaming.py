@@ -17,14 +17,26 @@ from report import Row
 from course_agent import TextDelta, ToolCallAccumulator, ToolCallDelta, default_registry
 from course_agent.providers.openai_compat import OpenAICompatModel
 
-__all__ = ["CHUNKS", "client_rows"]
+__all__ = [
+    "CHUNKS",
+    "LONG_ARGUMENTS",
+    "MESSAGES",
+    "client_rows",
+    "merge_course_text",
+    "merge_ours",
+    "merge_rows",
+    "openai_docs_loop",
+    "openai_stream_state",
+    "our_client",
+]
 
 CHUNKS = 12_000
+LONG_ARGUMENTS = 256 * 1024  # a 6,000-line file, as a writing tool would receive it
 MESSAGES = [{"role": "user", "content": "List the Python files."}]
 Result = tuple[str, list[tuple[str, str, str]]]  # the text, then (id, name, arguments) per call
 
 
-def ours(url: str) -> Callable[[], Result]:
+def our_client(url: str) -> Callable[[], Result]:
     model = OpenAICompatModel(url, "sk-bench", "bench-model")
     tools = default_registry().list()
 
@@ -99,7 +111,7 @@ def _check(name: str, result: Result, stream: Stream) -> None:
 def client_rows(repeat: int, notes: list[str]) -> list[Row]:
     stream = build_stream(CHUNKS)
     with serving(CHUNKS) as url:
-        clients = {"ours": ours(url), "openai-python, docs loop": openai_docs_loop(url)}
+        clients = {"ours": our_client(url), "openai-python, docs loop": openai_docs_loop(url)}
         for name, client in clients.items():
             _check(name, client(), stream)
         try:
@@ -117,3 +129,36 @@ def client_rows(repeat: int, notes: list[str]) -> list[Row]:
     )
     figure = f"client: {stream.chunks:,}-chunk stream + merge"
     return [Row(figure, mine, "openai-python, docs loop", docs, at_most=0.7)]
+
+
+def merge_course_text(deltas: list[ToolCallDelta]) -> str:
+    """The day-three text's accumulator, as printed: `slot["args"] += ...` inside a dict."""
+    by_index: dict[int, dict[str, str]] = {}
+    for delta in deltas:
+        slot = by_index.setdefault(delta.index or 0, {"args": ""})
+        if delta.args_delta:
+            slot["args"] += delta.args_delta
+    return by_index[1]["args"]
+
+
+def merge_ours(deltas: list[ToolCallDelta]) -> str:
+    calls = ToolCallAccumulator()
+    for delta in deltas:
+        calls.push(delta)
+    return calls.drain()[0].args
+
+
+def merge_rows(repeat: int, notes: list[str]) -> list[Row]:
+    """Merging alone, for one long argument string in 4-character fragments."""
+    head = ToolCallDelta(1, "call_1", "write_file", "")
+    deltas = [head] + [ToolCallDelta(1, None, None, "abcd")] * (LONG_ARGUMENTS // 4)
+    if merge_ours(deltas) != merge_course_text(deltas):
+        raise RuntimeError("the two merges disagree")
+    mine, theirs = time_together(
+        [lambda: merge_ours(deltas), lambda: merge_course_text(deltas)], repeat
+    )
+    notes.append(
+        f"merge: {len(deltas):,} fragments of one call, {LONG_ARGUMENTS // 1024} KB of arguments"
+    )
+    figure = f"accumulator: {LONG_ARGUMENTS // 1024} KB arguments, 4-char fragments"
+    return [Row(figure, mine, 'the course text: `slot["args"] +=`', theirs)]

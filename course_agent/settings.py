@@ -118,7 +118,12 @@ def choose(
     if replay is not None:
         # A recording is read with the parser of the wire format it was recorded from.
         chosen: Model = (
-            ReplayModel(replay, read_anthropic_lines)
+            ReplayModel(
+                replay,
+                read_anthropic_lines,
+                key_variable=AnthropicModel.key_variable,
+                url_advice=AnthropicModel.url_advice,
+            )
             if provider == "anthropic"
             else ReplayModel(replay)
         )

@@ -163,3 +163,18 @@ def test_missing_ripgrep_says_how_to_install_it(
 def test_meta_carries_the_counts(tree: Path) -> None:
     result = run_grep(GrepArgs(pattern="divide", limit=2), ToolContext(tree))
     assert result.meta == {"matches": 4, "shown": 2, "stopped": False}
+
+
+def test_withheld_count_is_exact_when_only_some_folders_are_capped(tmp_path: Path) -> None:
+    # The counting pass recounts only folders where a file hit the cap: the rest must still add up.
+    files = {
+        "a/many.txt": "hit\n" * 30,
+        "a/few.txt": "hit\n" * 2,
+        "a/sub/x.txt": "hit\n" * 3,
+        "b/few.txt": "hit\n",
+        "top.txt": "hit\n" * 12,
+    }
+    make_tree(tmp_path, files)
+    result = run_grep(GrepArgs(pattern="hit", limit=10), ToolContext(tmp_path))
+    assert result.meta["matches"] == 48
+    assert "(38 more matches withheld" in result.content

@@ -226,7 +226,6 @@ def test_request_shape(gateway: Gateway) -> None:
         "messages": QUESTION,
         "tools": TOOLS,
         "stream": True,
-        "stream_options": {"include_usage": True},
     }
 
 

@@ -135,3 +135,25 @@ def test_another_wire_format_brings_its_own_parser(gateway: Gateway, tmp_path: P
 
     replay = ReplayModel(recording, parse=first_line)
     assert list(replay.stream(transcript(0), [])) == [TextDelta(f"{gateway.url} data:")]
+
+
+def test_a_replayed_anthropic_error_names_the_anthropic_settings(tmp_path):
+    from course_agent.providers.anthropic import AnthropicModel
+    from course_agent.providers.anthropic_events import events_from_lines as anthropic_lines
+
+    recording = tmp_path / "error.jsonl"
+    record = {
+        "request": {"gateway": "https://api.anthropic.com", "model": "claude", "n_messages": 2},
+        "status": 401,
+        "lines": ['{"type":"error","error":{"type":"authentication_error","message":"bad key"}}'],
+    }
+    recording.write_text(json.dumps(record) + "\n")
+    model = ReplayModel(
+        recording,
+        anthropic_lines,
+        key_variable=AnthropicModel.key_variable,
+        url_advice=AnthropicModel.url_advice,
+    )
+    with pytest.raises(GatewayError) as caught:
+        list(model.stream([], []))
+    assert "ANTHROPIC_API_KEY" in str(caught.value) and "OPENAI" not in str(caught.value)

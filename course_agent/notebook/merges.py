@@ -56,7 +56,10 @@ def merge_by_index(fragments: Sequence[ToolCallDelta]) -> dict[int, Slot]:
     merger = ToolCallAccumulator()
     for delta in fragments:
         merger.push(delta)
-    return merger.by_index
+    return {
+        index: {"id": slot.id or "", "name": slot.name or "", "args": "".join(slot.pieces)}
+        for index, slot in merger.by_index.items()
+    }
 
 
 def call_problem(slot: Slot) -> str | None:

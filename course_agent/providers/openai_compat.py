@@ -125,12 +125,8 @@ class OpenAICompatModel:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> tuple[str, dict[str, Any]]:
         """The URL and JSON body of one streamed request."""
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
+        # No stream_options: usage is not used here, and some compatible gateways reject it.
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if tools:  # some gateways reject "tools": []
             body["tools"] = tools
         return f"{self.base_url}/chat/completions", body

@@ -57,9 +57,18 @@ class ReplayModel:
     `anthropic_events.events_from_lines` for a recording made by AnthropicModel.
     """
 
-    def __init__(self, path: Path | str, parse: Parser = events_from_lines) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        parse: Parser = events_from_lines,
+        *,
+        key_variable: str = "OPENAI_API_KEY",
+        url_advice: str = "OPENAI_BASE_URL (it usually ends in /v1)",
+    ) -> None:
         self.path = Path(path)
         self.parse = parse
+        # A recorded HTTP error replays with the advice of the client that recorded it.
+        self.advice = {"key_variable": key_variable, "url_advice": url_advice}
         self.records = read_recording(self.path)
         self.played = 0
         self.label = f"replay of {self.path.name}"
@@ -81,5 +90,6 @@ class ReplayModel:
         gateway = request.get("gateway", str(self.path))
         status, body = record["status"], "\n".join(record["lines"])
         if status >= 400:
-            raise GatewayError(status_message(gateway, status, body, request.get("model", "")))
+            model = request.get("model", "")
+            raise GatewayError(status_message(gateway, status, body, model, **self.advice))
         yield from self.parse(record["lines"], gateway)

@@ -163,7 +163,8 @@ def run_glob(args: GlobArgs, ctx: ToolContext) -> ToolResult:
     lines = [show_path(f"{top}/{path}" if top else path) for path in shown]
     if not lines:
         whole_tree = not top and max_depth is None  # then the walk above counted every file
-        notes = [f"the working directory holds {walked if whole_tree else count_files(root)} files"]
+        total = walked if whole_tree else count_files(root)
+        notes = [f"the working directory holds {total} file{'' if total == 1 else 's'}"]
         if top and not Path(root, top).is_dir():
             notes.insert(0, f"{top}/ is not a directory")
         if SKIP_DIRS & set(args.pattern.split("/")):
