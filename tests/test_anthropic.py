@@ -1,21 +1,17 @@
 import json
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 from gateway import STREAMS, Gateway, Reply, fixture_reply, html_reply, sse_reply, status_reply
 from pydantic import BaseModel
+from turns import Turn, merged
 
-from course_agent.accumulator import ToolCallAccumulator
 from course_agent.loop import SYSTEM_PROMPT, run_agent
 from course_agent.protocol import (
     AgentStopped,
-    Finish,
     GatewayError,
-    ModelEvent,
-    TextDelta,
     ToolCall,
     ToolCallDelta,
     ToolContext,
@@ -31,28 +27,6 @@ from course_agent.settings import choose
 
 KEY = "sk-ant-test-SECRET-1234567890abcdef"
 QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What one streamed answer amounts to once merged."""
-
-    text: str = ""
-    finishes: tuple[str, ...] = ("tool_calls",)
-    calls: tuple[ToolCall, ...] = ()
-
-
-def merged(events: list[ModelEvent]) -> Turn:
-    accumulator = ToolCallAccumulator()
-    text, finishes = [], []
-    for event in events:
-        if isinstance(event, TextDelta):
-            text.append(event.text)
-        elif isinstance(event, ToolCallDelta):
-            accumulator.push(event)
-        elif isinstance(event, Finish):
-            finishes.append(event.reason)
-    return Turn("".join(text), tuple(finishes), tuple(accumulator.drain()))
 
 
 def model_for(gateway: Gateway, timeout: float = 5.0, **options: Any) -> AnthropicModel:

@@ -1,5 +1,4 @@
 import socket
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,42 +11,18 @@ from gateway import (
     sse_reply,
     status_reply,
 )
+from turns import Turn, merged
 
-from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import (
-    Finish,
     GatewayError,
     ModelEvent,
     TextDelta,
     ToolCall,
-    ToolCallDelta,
 )
 from course_agent.providers.openai_compat import MAX_RETRY_WAIT, OpenAICompatModel, retry_delay
 
 KEY = "sk-test-SECRET-1234567890abcdef"
 QUESTION = [{"role": "user", "content": "Why is the test red?"}]
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What one streamed answer amounts to once merged."""
-
-    text: str = ""
-    finishes: tuple[str, ...] = ("tool_calls",)
-    calls: tuple[ToolCall, ...] = ()
-
-
-def merged(events: list[ModelEvent]) -> Turn:
-    accumulator = ToolCallAccumulator()
-    text, finishes = [], []
-    for event in events:
-        if isinstance(event, TextDelta):
-            text.append(event.text)
-        elif isinstance(event, ToolCallDelta):
-            accumulator.push(event)
-        elif isinstance(event, Finish):
-            finishes.append(event.reason)
-    return Turn("".join(text), tuple(finishes), tuple(accumulator.drain()))
 
 
 def model_for(gateway: Gateway, timeout: float = 5.0, **options: float) -> OpenAICompatModel:
