@@ -13,7 +13,7 @@ from report import Row
 from search import gnu_grep_command
 
 from course_agent.tools import GREP_TOOL
-from course_agent.tools.grep_files import find_rg, ripgrep_command
+from course_agent.tools.grep_files import RG_MEMORY, find_rg, ripgrep_command
 
 __all__ = [
     "GREP_PATTERN",
@@ -65,10 +65,16 @@ def grep_memory_rows(big: BigFile, repeat: int, notes: list[str]) -> list[Row]:
     folder = big.path.parent
     args = GREP_TOOL.args.model_validate({"pattern": GREP_PATTERN})
     python = probe_samples(repeat, "grep", str(folder), GREP_PATTERN)
+    left_out = python["big_files_left"].median > 0  # rg hit its memory cap and ran again
     passes = [ripgrep_command(rg, args)]
+    if left_out:
+        passes.append(ripgrep_command(rg, args, small_files=True))
     if python["matches"].median > args.limit:  # some file was capped: the tool counted too
-        passes.append(ripgrep_command(rg, args, count=True, folders=["."]))
-    rg_peaks = [peak_of_command(command, repeat, folder) for command in passes]
+        passes.append(ripgrep_command(rg, args, count=True, folders=["."], small_files=left_out))
+    # rg as the tool runs it: with its heap capped at RG_MEMORY (util-linux's prlimit does what
+    # the tool does with resource.prlimit).
+    capped = [["prlimit", f"--data={RG_MEMORY}", *command] for command in passes]
+    rg_peaks = [peak_of_command(command, repeat, folder) for command in capped]
     rg_peak = max(rg_peaks, key=lambda sample: sample.median)  # the passes run one at a time
     py_peak = python["peak_mb"]
     ours = py_peak + rg_peak  # medians added: the two processes' peaks are measured apart

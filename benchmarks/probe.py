@@ -54,6 +54,7 @@ def _run_tool(name: str, root: str, arguments: dict[str, object]) -> dict[str, f
         "before_mb": before,
         "children_mb": _children_peak_mb(),
         "matches": result.meta.get("matches", 0),
+        "big_files_left": float(result.meta.get("big_files_left", False)),
     }
 
 

@@ -162,7 +162,7 @@ def test_missing_ripgrep_says_how_to_install_it(
 
 def test_meta_carries_the_counts(tree: Path) -> None:
     result = run_grep(GrepArgs(pattern="divide", limit=2), ToolContext(tree))
-    assert result.meta == {"matches": 4, "shown": 2, "stopped": False}
+    assert result.meta == {"matches": 4, "shown": 2, "stopped": False, "big_files_left": False}
 
 
 def test_withheld_count_is_exact_when_only_some_folders_are_capped(tmp_path: Path) -> None:

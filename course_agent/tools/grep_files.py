@@ -7,6 +7,7 @@ whatever the tree holds. Deliberately not handled: context lines, multiline patt
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import os
 import shutil
@@ -29,6 +30,11 @@ MAX_LINE_CHARS = 120
 TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
 _MAX_RECORD = 64 * 1024  # one output line: a path (4 KiB at most) and a 500-byte preview
 _RECOUNT_CHARS = 30_000  # folder names one recount may list: Windows allows 32,767 in all
+# rg holds a whole line in memory: one 1 GB line would take 1.2 GB. Capped, rg aborts instead,
+# and the search runs again without files over BIG_FILE, whose lines (40 MB at most) rg can
+# hold in about 52 MB. Measured with rg 14.1: a 48 MB line already takes 146 MB.
+RG_MEMORY = 64 * 2**20
+BIG_FILE = "40M"
 
 _FLAGS = [
     "--no-config",  # a user's ~/.ripgreprc must not change what the model sees
@@ -83,6 +89,7 @@ class _Ripgrep:
             )
         except (OSError, ValueError) as exc:  # ValueError: text that cannot become an argument
             raise ToolError(f"grep could not start ripgrep: {exc}") from None
+        _cap_memory(self.process.pid)
         self._stderr: list[bytes] = []
         self._drainer = threading.Thread(target=self._drain, daemon=True)
         self._drainer.start()
@@ -120,6 +127,11 @@ class _Ripgrep:
                 self.stopped = True
                 return
 
+    @property
+    def out_of_memory(self) -> bool:
+        """rg aborted on an allocation over RG_MEMORY: some file holds an enormous line."""
+        return "memory allocation of" in self.error()
+
     def error(self) -> str:
         """rg's complaint as it wrote it (a regex error points at the spot), at most 400 chars."""
         text = b"".join(self._stderr).decode("utf-8", "replace")
@@ -139,6 +151,15 @@ class _Ripgrep:
                 stream.close()
 
 
+def _cap_memory(pid: int) -> None:
+    """Cap rg's heap at RG_MEMORY (Linux; elsewhere rg runs uncapped). Set on the running process
+    rather than in a preexec_fn, which is unsafe in a threaded kernel; rg has not read yet."""
+    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
+        import resource
+
+        resource.prlimit(pid, resource.RLIMIT_DATA, (RG_MEMORY, RG_MEMORY))
+
+
 def _show_match(path: bytes, number: int, content: bytes) -> str:
     """One `path:line:content` line: path without "./", content cut at 120 characters."""
     name = show_path(os.fsdecode(path.removeprefix(b"./")))
@@ -150,10 +171,16 @@ def _show_match(path: bytes, number: int, content: bytes) -> str:
 
 
 def ripgrep_command(
-    rg: str, args: GrepArgs, *, count: bool = False, folders: list[str] | None = None
+    rg: str,
+    args: GrepArgs,
+    *,
+    count: bool = False,
+    folders: list[str] | None = None,
+    small_files: bool = False,
 ) -> list[str]:
     """The rg command line: matching lines, at most `limit` per file (pass 1), or with `count`
-    the matches per file (pass 2). It searches the whole root, or `folders` one level deep."""
+    the matches per file (pass 2). It searches the whole root, or `folders` one level deep;
+    `small_files` leaves out files over BIG_FILE."""
     if count:
         mode = ["--count"]
     else:
@@ -162,7 +189,8 @@ def ripgrep_command(
         # back as a 500-byte preview.
         mode = ["--line-number", "--max-columns=500", "--max-columns-preview"]
         mode.append(f"--max-count={args.limit}")
-    scope = [f"--glob={args.glob}"] if args.glob else []
+    scope = [f"--max-filesize={BIG_FILE}"] if small_files else []
+    scope += [f"--glob={args.glob}"] if args.glob else []
     # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks.
     scope += [f"--glob=!{name}" for name in sorted(SKIP_DIRS)]
     # Searching "." (or folders found by searching it) never leaves the root.
@@ -186,6 +214,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     seen = 0
     seen_in: Counter[bytes] = Counter()  # folder -> matching lines listed from its files
     capped: set[bytes] = set()  # folders holding a file whose lines stopped at `limit`
+    small_files = False  # True once rg ran out of memory: files over BIG_FILE are left out
 
     def matches(run: _Ripgrep) -> Iterator[tuple[bytes, int, bytes]]:
         nonlocal seen
@@ -207,6 +236,13 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     with _Ripgrep(ripgrep_command(rg, args), root, deadline) as run:
         # A bounded heap: sorted output without rg's --sort, which makes rg single-threaded.
         kept = heapq.nsmallest(limit, matches(run))
+    if run.out_of_memory and not run.stopped:
+        # Its matches are incomplete: start again without the files that can hold such a line.
+        seen, small_files = 0, True
+        seen_in.clear()
+        capped.clear()
+        with _Ripgrep(ripgrep_command(rg, args, small_files=True), root, deadline) as run:
+            kept = heapq.nsmallest(limit, matches(run))
     error, stopped, total = run.error(), run.stopped, seen
 
     # Pass 2, only when some file had `limit` matches or more: count exactly. Every match in
@@ -218,14 +254,19 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
             total = seen - sum(seen_in[folder] for folder in capped)
         else:
             folders, total = [], 0
-        command = ripgrep_command(rg, args, count=True, folders=folders)
+        command = ripgrep_command(rg, args, count=True, folders=folders, small_files=small_files)
         with _Ripgrep(command, root, deadline) as count:
             total += sum(int(rest) for _, rest in count.records() if rest.isdigit())
         stopped = count.stopped
         total = max(total, seen)
 
     lines = [_show_match(*record) for record in kept]
-    meta = {"matches": total, "shown": len(lines), "stopped": stopped}
+    meta = {
+        "matches": total,
+        "shown": len(lines),
+        "stopped": stopped,
+        "big_files_left": small_files,
+    }
     # Exit code 2 with nothing found and no "(os error N)" is rg refusing the pattern or glob.
     if run.code == 2 and not lines and not stopped and "(os error" not in error:
         raise ToolError(f"grep failed: {error or 'ripgrep exited with code 2'}")
@@ -238,6 +279,11 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     elif total > len(lines):
         more = total - len(lines)
         notes.append(f"({more} more matches withheld; narrow with glob or a stricter pattern)")
+    if small_files:
+        notes.append(
+            f"(files over {BIG_FILE}B were not searched: one of them holds a line too long to "
+            f"search within {RG_MEMORY >> 20} MB of memory)"
+        )
     if run.code == 2 and error:
         # The first complaint is enough: "rg: ./secret.txt: Permission denied (os error 13)".
         notes.append(f"(some files could not be read: {error.splitlines()[0]})")
