@@ -1,26 +1,10 @@
 """The command line as a user runs it: a real subprocess, real environment variables."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 
-def run(*args, env=None, cwd=None):
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI", "ANTHROPIC"))}
-    return subprocess.run(
-        [sys.executable, "-m", "course_agent", *args],
-        capture_output=True,
-        text=True,
-        env={**base, **(env or {})},
-        cwd=cwd,
-        timeout=120,
-    )
-
-
-def test_offline_question_shows_the_three_cards_in_order_and_concludes(tmp_path):
-    done = run(env={"MOCK": "1"}, cwd=tmp_path)
+def test_offline_question_shows_the_three_cards_in_order_and_concludes(cli):
+    done = cli(env={"MOCK": "1"})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     cards = [line for line in lines if line[:2] in ("> ", "v ", "x ")]
@@ -35,14 +19,14 @@ def test_offline_question_shows_the_three_cards_in_order_and_concludes(tmp_path)
     assert "line 12 rounds down" in lines[-1]
 
 
-def test_selftest_prints_seven_of_seven(tmp_path):
-    done = run(env={"MOCK": "1", "SELFTEST": "1"}, cwd=tmp_path)
+def test_selftest_prints_seven_of_seven(cli):
+    done = cli(env={"MOCK": "1", "SELFTEST": "1"})
     assert done.returncode == 0
     assert done.stdout.splitlines()[-1] == "7/7 passed"
 
 
-def test_bad_args_shows_the_failed_edit_file_card_and_exits_zero(tmp_path):
-    done = run(env={"MOCK": "1", "INJECT": "bad_args"}, cwd=tmp_path)
+def test_bad_args_shows_the_failed_edit_file_card_and_exits_zero(cli):
+    done = cli(env={"MOCK": "1", "INJECT": "bad_args"})
     assert done.returncode == 0, done.stderr
     assert (
         "x edit_file fed back 66 chars - there is no tool named edit_file. "
@@ -51,16 +35,16 @@ def test_bad_args_shows_the_failed_edit_file_card_and_exits_zero(tmp_path):
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def test_no_key_falls_back_offline_and_says_so_in_one_line(tmp_path):
-    done = run(cwd=tmp_path)
+def test_no_key_falls_back_offline_and_says_so_in_one_line(cli):
+    done = cli()
     assert done.returncode == 0
     assert done.stdout.splitlines()[0].startswith("no API key: put OPENAI_API_KEY=")
 
 
-def test_dotenv_key_is_used_and_never_printed(tmp_path):
+def test_dotenv_key_is_used_and_never_printed(cli, tmp_path):
     secret = "sk-test-DOTENV-SECRET-0123456789"
     (tmp_path / ".env").write_text(f"OPENAI_API_KEY={secret}\n")
-    done = run("--base-url", "http://127.0.0.1:9/v1", "hi", cwd=tmp_path)
+    done = cli("--base-url", "http://127.0.0.1:9/v1", "hi")
     assert done.returncode == 1
     assert "127.0.0.1:9" in done.stdout
     assert secret not in done.stdout + done.stderr
@@ -75,8 +59,8 @@ def test_dotenv_key_is_used_and_never_printed(tmp_path):
         (["--inject", "nonsense"], "invalid choice"),
     ],
 )
-def test_misuse_is_one_clear_line_and_exit_two(tmp_path, args, message):
-    done = run(*args, cwd=tmp_path)
+def test_misuse_is_one_clear_line_and_exit_two(cli, args, message):
+    done = cli(*args)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
 
@@ -99,26 +83,24 @@ def test_misuse_is_one_clear_line_and_exit_two(tmp_path, args, message):
         ),
     ],
 )
-def test_bad_settings_are_one_line_and_exit_two(tmp_path, args, env, message):
-    done = run(*args, "hi", env=env, cwd=tmp_path)
+def test_bad_settings_are_one_line_and_exit_two(cli, args, env, message):
+    done = cli(*args, "hi", env=env)
     assert done.returncode == 2
     assert done.stderr.startswith("course-agent: ") and message in done.stderr
     assert done.stderr.count("\n") == 1 and done.stdout == ""
     assert "sk-test" not in done.stderr
 
 
-def test_help_names_the_timeout_setting(tmp_path):
-    assert "COURSE_AGENT_TIMEOUT=SECONDS" in run("--help", cwd=tmp_path).stdout
+def test_help_names_the_timeout_setting(cli):
+    assert "COURSE_AGENT_TIMEOUT=SECONDS" in cli("--help").stdout
 
 
-def test_grade_and_lab_are_subcommands_with_their_own_usage(tmp_path):
+def test_grade_and_lab_are_subcommands_with_their_own_usage(cli, tmp_path):
     broken = tmp_path / "broken.ipynb"
     broken.write_text("{not json")
-    done = run(
-        "grade", "--jobs", "1", "--csv", str(tmp_path / "grades.csv"), str(broken), cwd=tmp_path
-    )
+    done = cli("grade", "--jobs", "1", "--csv", str(tmp_path / "grades.csv"), str(broken))
     assert done.returncode == 0, done.stderr
     assert "broken.ipynb" in done.stdout and "not a notebook" in done.stdout
     assert "broken.ipynb" in (tmp_path / "grades.csv").read_text()
-    usage = run("lab", "release", cwd=tmp_path)
+    usage = cli("lab", "release")
     assert usage.returncode == 2 and "usage: course-agent lab" in usage.stderr
