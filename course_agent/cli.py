@@ -1,71 +1,51 @@
 """`course-agent` / `python -m course_agent`: ask a question, or run the self-test, in a terminal.
 
-Reads MOCK, SELFTEST and INJECT like the course's `MOCK=1 SELFTEST=1 pnpm start`. Deliberately
-not handled: the notebook (see course_agent.notebook) and interactive chat (one question per run).
+Reads MOCK, SELFTEST and INJECT like the course's `MOCK=1 SELFTEST=1 pnpm start`; without a key
+and without --mock a question is refused in one line (exit 2), never answered offline unasked.
+Deliberately not handled: the notebook (see course_agent.notebook) and interactive chat.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 from .grading import main_grade
 from .lab_release import main_lab
-from .loop import MAX_TURNS, run_agent
-from .protocol import GatewayError, ToolContext
+from .loop import run_agent
+from .protocol import GatewayError
 from .registry import default_registry
-from .render.terminal import print_events
+from .render.terminal import print_events, printable
 from .sandbox import QUESTION
 from .selftest import run_selftest
-from .settings import PROVIDERS, TIMEOUT_VARIABLE, choose, env_flag, read_environment
+from .settings import TIMEOUT_VARIABLE, add_model_options, choose, env_flag, read_environment
 
 __all__ = ["build_parser", "main"]
 
 # Exit codes: 0 answered, 1 the gateway failed, 2 bad usage or settings (argparse's), 3 out of
-# turns, 4 a self-test check failed.
+# turns, 4 a self-test check failed, 130 Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_CODES = {"done": 0, "error": 1, "max_turns": 3}
+INTERRUPTED = 130
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-agent",
         description="A read-only coding agent: glob, grep and read_file in a loop. "
-        "With MOCK=1 or no OPENAI_API_KEY it runs offline on a generated sandbox repository. "
+        "It needs an API key, or --mock (MOCK=1) for the offline scripted model on a generated "
+        "sandbox repository. "
         "Instructors: `course-agent grade SUBMISSIONS...` grades lab notebooks; "
         "`course-agent lab release SOURCE DEST` makes the student lab from the solution.",
-        epilog="Environment (a .env file in the current folder is read too): OPENAI_API_KEY, "
-        "OPENAI_BASE_URL, COURSE_AGENT_MODEL, MOCK=1, SELFTEST=1, INJECT=bad_args, "
-        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default 60).",
+        epilog="Environment (also read from a .env file in the current folder, never a parent's): "
+        "OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, "
+        "COURSE_AGENT_MODEL, MOCK=1, SELFTEST=1, INJECT=bad_args, "
+        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default 60). "
+        "A gateway URL from .env gets only a key from the same .env.",
     )
     parser.add_argument("question", nargs="?", default=QUESTION, help=f'default: "{QUESTION}"')
-    parser.add_argument(
-        "--root",
-        help="working directory the tools may read (default: cwd, "
-        "or the generated sandbox offline)",
-    )
-    parser.add_argument("--model", help="model name (default: $COURSE_AGENT_MODEL or gpt-4o-mini)")
-    parser.add_argument("--base-url", help="OpenAI-compatible gateway (default: $OPENAI_BASE_URL)")
-    parser.add_argument(
-        "--max-turns",
-        type=int,
-        default=MAX_TURNS,
-        metavar="N",
-        help=f"stop after N model turns (default {MAX_TURNS})",
-    )
-    parser.add_argument(
-        "--provider",
-        choices=PROVIDERS,
-        help="wire format: openai (any OpenAI-compatible gateway) or anthropic (Messages API); "
-        "default: openai, or anthropic when only ANTHROPIC_API_KEY is set",
-    )
-    parser.add_argument("--mock", action="store_true", help="use the offline scripted model")
-    parser.add_argument("--inject", choices=["bad_args"], help="offline: send bad arguments")
-    parser.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
-    parser.add_argument(
-        "--replay", type=Path, metavar="FILE", help="replay a --record FILE offline"
-    )
+    add_model_options(parser)
     parser.add_argument("--selftest", action="store_true", help="run the seven checks (SELFTEST=1)")
     return parser
 
@@ -75,21 +55,31 @@ SUBCOMMANDS = {"grade": main_grade, "lab": main_lab}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:  # one line, not a traceback: the run has nothing to clean up
+        print("! interrupted by Ctrl-C", file=sys.stderr)
+        return INTERRUPTED
+    except BrokenPipeError:  # `course-agent | head`: the reader left, so stop without a word
+        # Point stdout at /dev/null, or Python's final flush of it raises the same error again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _run(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
     args = build_parser().parse_args(argv)
-    env = read_environment()
     if args.max_turns < 1:
         print("course-agent: --max-turns must be at least 1", file=sys.stderr)
         return 2
 
-    if args.selftest or env_flag(env, "SELFTEST"):
-        report = run_selftest()
-        print(report)
-        return 0 if report.passed == len(report.checks) else 4
-
     try:
+        env = read_environment()
+        if args.selftest or env_flag(env, "SELFTEST"):
+            report = run_selftest()
+            print(report)
+            return 0 if report.passed == len(report.checks) else 4
         setup = choose(
             mock=args.mock,
             provider=args.provider,
@@ -101,20 +91,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             replay=args.replay,
             env=env,
         )
-    except (GatewayError, ValueError) as exc:  # a base URL without http://, an unreadable --replay
-        print(f"course-agent: {exc}", file=sys.stderr)
+    except (GatewayError, ValueError) as exc:  # no key, a bad base URL, an unreadable --replay
+        print(f"course-agent: {printable(str(exc))}", file=sys.stderr)
         return 2
     if not setup.root.is_dir():
         print(f"course-agent: --root {setup.root} is not a directory", file=sys.stderr)
         return 2
-    if setup.notice:
-        print(setup.notice)
-    print(f"? {args.question}")
+    for line in (setup.origin, setup.notice):  # the gateway and where it came from, first
+        if line:
+            print(printable(line))
+    print(f"? {printable(args.question)}")
     events = run_agent(
         args.question,
         setup.model,
         default_registry(),
-        ToolContext(setup.root),
+        setup.tool_context(),
         max_turns=args.max_turns,
     )
     stopped = print_events(events, sys.stdout)

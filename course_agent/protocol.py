@@ -46,6 +46,8 @@ class ToolContext:
     """What a tool may know about the world: the working directory, and nothing about the model."""
 
     root: Path
+    # The configured keys' values: the registry cuts them out of every result. Never shown.
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,22 @@
 """One place that turns options and the environment into a model and a working directory.
 
-The CLI and the magic both call `choose`; neither re-implements provider choice or reads keys.
+The CLI and the magic both declare their model options with `add_model_options` and call `choose`;
+neither re-implements provider choice or reads keys. `.env` is read from the working folder only,
+never from a parent, and a gateway URL from a `.env` never receives a key from the shell.
 Deliberately not handled: storing keys anywhere. They are read, passed on, and never printed.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from dotenv import dotenv_values, find_dotenv
-
-from .protocol import Model
+from .environment import Environment, read_environment
+from .loop import MAX_TURNS
+from .protocol import Model, ToolContext
 from .providers.anthropic import AnthropicModel
 from .providers.anthropic_events import events_from_lines as read_anthropic_lines
 from .providers.openai_compat import DEFAULT_IDLE_TIMEOUT, OpenAICompatModel
@@ -29,7 +31,9 @@ __all__ = [
     "DEFAULT_MODEL",
     "PROVIDERS",
     "TIMEOUT_VARIABLE",
+    "Environment",
     "Setup",
+    "add_model_options",
     "choose",
     "env_flag",
     "read_environment",
@@ -41,10 +45,8 @@ DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"  # without /v1: the cli
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
 TIMEOUT_VARIABLE = "COURSE_AGENT_TIMEOUT"  # seconds to wait for the gateway: connecting, or data
-KEY_HELP = (
-    "put {variable}=... in a .env file in this folder (keep it out of git), or export it "
-    "in the shell before starting Jupyter; never paste it into a notebook"
-)
+KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
 
 @dataclass(frozen=True)
@@ -52,16 +54,13 @@ class Setup:
     model: Model
     root: Path
     notice: str  # one line for people ("" when there is nothing to say); never holds a key
+    # The first line of a live run: the gateway and where its URL and key came from ("" offline).
+    origin: str = ""
+    # The configured keys' values, for the tools to cut out of their results: never shown.
+    secrets: tuple[str, ...] = field(default=(), repr=False)
 
-
-def read_environment() -> dict[str, str]:
-    """os.environ over a .env file found from the current directory: the shell wins.
-
-    Returns a copy; os.environ is left alone so importing or calling this changes nothing.
-    """
-    path = find_dotenv(usecwd=True)
-    from_file = {k: v for k, v in dotenv_values(path).items() if v is not None} if path else {}
-    return {**from_file, **os.environ}
+    def tool_context(self) -> ToolContext:
+        return ToolContext(self.root, secrets=self.secrets)
 
 
 def env_flag(env: Mapping[str, str], name: str) -> bool:
@@ -70,6 +69,41 @@ def env_flag(env: Mapping[str, str], name: str) -> bool:
 
 def _key(env: Mapping[str, str], name: str) -> str:
     return env.get(name, "").strip()
+
+
+def _no_key(provider: str | None, env: Environment) -> str:
+    variable = KEY_VARIABLES[provider or "openai"]
+    also = ", or ANTHROPIC_API_KEY for Anthropic" if provider is None else ""
+    dotenv = env.path or Path.cwd() / ".env"
+    return (
+        f"no API key: set {variable}{also} (export it, or write {variable}=... into {dotenv}; "
+        "never into a notebook), or add --mock for the offline scripted model"
+    )
+
+
+def _gateway(
+    provider: str, base_url: str | None, env: Environment, key_variable: str, default: str
+) -> tuple[str, str]:
+    """The gateway's URL and the line saying where it and the key came from.
+
+    Refuses (ValueError) a URL from the .env when the key is the shell's: a repository's .env must
+    not be able to send your key somewhere else. The file's own key may go to the file's URL.
+    """
+    url_variable = URL_VARIABLES[provider]
+    if base_url:
+        url, where = base_url, "--base-url"
+    elif env.get(url_variable, "").strip():
+        url, where = env[url_variable].strip(), f"{url_variable} {env.origin(url_variable)}"
+        if env.origin(url_variable) != env.origin(key_variable):
+            raise ValueError(
+                f"{url_variable} comes from {env.path} but {key_variable} from the environment: "
+                "a gateway chosen by a file does not get the key from your shell; put the key "
+                f"in that .env too, export {url_variable}, or pass --base-url"
+            )
+    else:
+        url, where = default, "default"
+    url = url.rstrip("/")
+    return url, f"gateway {url} ({where}), key from {key_variable} {env.origin(key_variable)}"
 
 
 def _timeout(env: Mapping[str, str]) -> float:
@@ -91,6 +125,56 @@ def _timeout(env: Mapping[str, str]) -> float:
     return seconds
 
 
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """Declare the options that choose the model and the root, for the CLI and `%%agent` alike."""
+    parser.add_argument(
+        "--mock",
+        action="store_true",
+        help="the offline scripted model on a generated sandbox (as MOCK=1); no key needed",
+    )
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        help="wire format: openai (any OpenAI-compatible gateway: OPENAI_API_KEY, OPENAI_BASE_URL) "
+        "or anthropic (Messages API: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); default openai, "
+        "or anthropic when only ANTHROPIC_API_KEY is set",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="NAME",
+        help=f"model name (default $COURSE_AGENT_MODEL, else {DEFAULT_MODEL} or "
+        f"{DEFAULT_ANTHROPIC_MODEL})",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the gateway (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL, else the provider's "
+        "own API); a URL from .env is used only with a key from the same .env",
+    )
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="folder the tools may read (default: the current folder; offline: a generated "
+        "sandbox)",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        default=MAX_TURNS,
+        metavar="N",
+        help=f"stop after N model requests (default {MAX_TURNS})",
+    )
+    parser.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
+    parser.add_argument(
+        "--replay", type=Path, metavar="FILE", help="replay a --record FILE offline, no key needed"
+    )
+    parser.add_argument(
+        "--inject",
+        choices=["bad_args"],
+        help="offline: the scripted model sends bad arguments first (as INJECT=bad_args)",
+    )
+
+
 def choose(
     *,
     mock: bool = False,
@@ -108,12 +192,17 @@ def choose(
     `provider` is "openai" (any OpenAI-compatible gateway) or "anthropic" (the Messages API);
     None means openai, unless ANTHROPIC_API_KEY is the only key set. Offline, it picks the wire
     format the scripted model speaks; with `replay`, the format the recording is read as.
+    Raises ValueError with one line for people: no key (and not offline), a gateway URL from a
+    .env with a key from the shell, a bad timeout. `env` defaults to `read_environment()`.
     """
     if provider not in (None, *PROVIDERS):
         raise ValueError(f"unknown provider {provider!r}: use 'openai' or 'anthropic'")
     env = read_environment() if env is None else env
+    env = env if isinstance(env, Environment) else Environment(env)
     inject = inject or env.get("INJECT") or None
     working_root = Path(root).expanduser().resolve() if root is not None else None
+    # Every configured key, even offline: the tools cut them out of what they read.
+    secrets = tuple(key for key in (_key(env, v) for v in KEY_VARIABLES.values()) if key)
 
     if replay is not None:
         # A recording is read with the parser of the wire format it was recorded from.
@@ -127,30 +216,34 @@ def choose(
             if provider == "anthropic"
             else ReplayModel(replay)
         )
-        return Setup(chosen, working_root or build_sandbox(), f"replaying {replay} (offline)")
+        notice = f"replaying {replay} (offline)"
+        return Setup(chosen, working_root or build_sandbox(), notice, secrets=secrets)
 
-    # Only ANTHROPIC_API_KEY set: nobody means "offline" by that, so use it (and say so).
+    if mock or inject or env_flag(env, "MOCK"):
+        sandbox = working_root or build_sandbox()
+        scripted = ScriptedModel(inject=inject, wire=provider or "openai")
+        notice = f"Offline: the scripted model on {sandbox}"
+        return Setup(scripted, sandbox, notice, secrets=secrets)
+
+    # Only ANTHROPIC_API_KEY set: nobody means "OpenAI" by that, so use it (and say so).
     guessed = (
         provider is None
         and not _key(env, "OPENAI_API_KEY")
         and bool(_key(env, "ANTHROPIC_API_KEY"))
     )
+    if not guessed and not _key(env, KEY_VARIABLES[provider or "openai"]):
+        raise ValueError(_no_key(provider, env))
     provider = "anthropic" if guessed else provider or "openai"
-    variable = "ANTHROPIC_API_KEY" if provider == "anthropic" else "OPENAI_API_KEY"
+    variable = KEY_VARIABLES[provider]
     key = _key(env, variable)
-    if mock or inject or env_flag(env, "MOCK") or not key:
-        help_text = KEY_HELP.format(variable=variable)
-        notice = "" if (mock or env_flag(env, "MOCK") or inject) else f"no API key: {help_text}. "
-        sandbox = working_root or build_sandbox()
-        notice += f"Offline: the scripted model on {sandbox}"
-        return Setup(ScriptedModel(inject=inject, wire=provider), sandbox, notice)
+    default = DEFAULT_ANTHROPIC_BASE_URL if provider == "anthropic" else DEFAULT_BASE_URL
+    url, origin = _gateway(provider, base_url, env, variable, default)
+    working_root = working_root or Path.cwd().resolve()
 
     timeout = _timeout(env)
     if provider == "anthropic":
         chosen = AnthropicModel(
-            base_url=(
-                base_url or env.get("ANTHROPIC_BASE_URL") or DEFAULT_ANTHROPIC_BASE_URL
-            ).rstrip("/"),
+            base_url=url,
             api_key=key,
             model=model or env.get("COURSE_AGENT_MODEL") or DEFAULT_ANTHROPIC_MODEL,
             timeout=timeout,
@@ -158,14 +251,14 @@ def choose(
             record=record,
         )
         notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
-        return Setup(chosen, working_root or Path.cwd().resolve(), notice)
+        return Setup(chosen, working_root, notice, origin, secrets)
 
     chosen = OpenAICompatModel(
-        base_url=(base_url or env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/"),
+        base_url=url,
         api_key=key,
         model=model or env.get("COURSE_AGENT_MODEL") or DEFAULT_MODEL,
         timeout=timeout,
         idle_timeout=timeout,
         record=record,
     )
-    return Setup(chosen, working_root or Path.cwd().resolve(), "")
+    return Setup(chosen, working_root, "", origin, secrets)

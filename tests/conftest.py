@@ -39,17 +39,19 @@ def gateway() -> Iterator[Gateway]:
 
 @pytest.fixture
 def cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
-    """`cli(*args, env={...})` runs `python -m course_agent ARGS` in tmp_path as a user would:
-    a real process whose settings are only those in `env` (none leak in from the test's own)."""
+    """`cli(*args, env={...})` runs `python -m course_agent ARGS` in tmp_path (or `cwd=`) as a user
+    would: a real process whose settings are only those in `env` (none leak in from the test's)."""
     base = {name: value for name, value in os.environ.items() if name not in SETTINGS}
 
-    def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "course_agent", *args],
             capture_output=True,
             text=True,
             env={**base, **(env or {})},
-            cwd=tmp_path,
+            cwd=cwd or tmp_path,
             timeout=60,
         )
 

@@ -21,7 +21,6 @@ from course_agent.protocol import (
 )
 from course_agent.providers.anthropic import ANTHROPIC_VERSION, AnthropicModel
 from course_agent.providers.openai_compat import OpenAICompatModel
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import ToolRegistry
 from course_agent.settings import choose
 
@@ -375,8 +374,6 @@ BOTH = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": KEY}
         ("anthropic", BOTH, AnthropicModel),
         (None, {"ANTHROPIC_API_KEY": KEY}, AnthropicModel),  # the only key set
         (None, BOTH, OpenAICompatModel),  # both set: OpenAI, as before
-        ("openai", {"ANTHROPIC_API_KEY": KEY}, ScriptedModel),  # no OpenAI key: offline
-        ("anthropic", {"OPENAI_API_KEY": "sk-o"}, ScriptedModel),  # no Anthropic key: offline
     ],
 )
 def test_choose_provider(
@@ -412,10 +409,21 @@ def test_choose_says_why_it_picked_anthropic(tmp_path: Path) -> None:
     assert choose(provider="anthropic", env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path).notice == ""
 
 
+@pytest.mark.parametrize(
+    ("provider", "env", "variable"),
+    [
+        ("openai", {"ANTHROPIC_API_KEY": KEY}, "OPENAI_API_KEY"),
+        ("anthropic", {"OPENAI_API_KEY": "sk-o"}, "ANTHROPIC_API_KEY"),
+    ],
+)
+def test_choose_without_the_providers_key_refuses(provider, env, variable, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=f"^no API key: set {variable} "):  # not offline unasked
+        choose(provider=provider, env=env, root=tmp_path)
+
+
 def test_choose_offline_anthropic_speaks_the_anthropic_wire(tmp_path: Path) -> None:
-    setup = choose(provider="anthropic", env={}, root=tmp_path)
+    setup = choose(provider="anthropic", mock=True, env={}, root=tmp_path)
     assert repr(setup.model) == "ScriptedModel(inject=None, wire='anthropic')"
-    assert "no API key: put ANTHROPIC_API_KEY=... in a .env file" in setup.notice
     mocked = choose(provider="anthropic", mock=True, env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path)
     assert repr(mocked.model) == "ScriptedModel(inject=None, wire='anthropic')"
 

@@ -58,7 +58,7 @@ def missing_browser() -> str | None:
         return f"{CHROMIUM} is not installed (apt-get install chromium)"
     for package in ("playwright", "jupyterlab"):
         if importlib.util.find_spec(package) is None:
-            return f"{package} is not installed (pip install 'course-agent[browser]')"
+            return f"{package} is not installed (pip install -e '.[test]', as .ci/run does)"
     return None
 
 
@@ -222,7 +222,9 @@ def test_a_saved_notebook_reopened_untrusted_still_shows_its_cards(lab, page, mo
     home = lab.root.parent
     for name, value in kernel_environment(home).items():
         monkeypatch.setenv(name, value)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # As its last cell says: a key and a gateway that is not listening (no key is a UsageError).
+    monkeypatch.setenv("OPENAI_API_KEY", "not-a-real-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
     notebook = nbformat.read(NOTEBOOKS / "magics_tour.ipynb", as_version=4)
     NotebookClient(
         notebook, timeout=60, startup_timeout=60, resources={"metadata": {"path": str(home)}}

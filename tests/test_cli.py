@@ -1,6 +1,17 @@
 """The command line as a user runs it: a real subprocess, real environment variables."""
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
+from conftest import SETTINGS
+from gateway import Gateway, sse_reply
+
+KEY = "sk-test-CLI-0123456789-never-printed"
 
 
 def test_offline_question_shows_the_three_cards_in_order_and_concludes(cli):
@@ -35,10 +46,108 @@ def test_bad_args_shows_the_failed_edit_file_card_and_exits_zero(cli):
     assert "Traceback" not in done.stdout + done.stderr
 
 
-def test_no_key_falls_back_offline_and_says_so_in_one_line(cli):
-    done = cli()
-    assert done.returncode == 0
-    assert done.stdout.splitlines()[0].startswith("no API key: put OPENAI_API_KEY=")
+def test_no_key_is_one_line_naming_the_variable_or_mock_and_exit_two(cli):
+    done = cli("where is the config parsed?")
+    assert done.returncode == 2
+    assert done.stderr.startswith("course-agent: no API key: set OPENAI_API_KEY")
+    assert ".env" in done.stderr and "--mock" in done.stderr
+    assert done.stderr.count("\n") == 1 and done.stdout == ""
+
+
+def answer(text: str) -> str:
+    """One OpenAI-compatible turn that says `text` and stops."""
+    chunk = {"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}
+    return f"data: {json.dumps(chunk)}\n\n"
+
+
+def test_the_first_line_names_the_gateway_and_where_url_and_key_came_from(cli, tmp_path):
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(answer("hello"), "data: [DONE]\n\n"))
+        done = cli("--base-url", gateway.url, "hi", env={"OPENAI_API_KEY": KEY})
+        (tmp_path / ".env").write_text(f"OPENAI_API_KEY={KEY}\nOPENAI_BASE_URL={gateway.url}\n")
+        gateway.queue(sse_reply(answer("hello"), "data: [DONE]\n\n"))
+        from_file = cli("hi")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        f"gateway {gateway.url} (--base-url), key from OPENAI_API_KEY in the environment"
+    )
+    assert from_file.returncode == 0, from_file.stderr
+    dotenv = tmp_path / ".env"
+    assert from_file.stdout.splitlines()[0] == (
+        f"gateway {gateway.url} (OPENAI_BASE_URL in {dotenv}), key from OPENAI_API_KEY in {dotenv}"
+    )
+    assert KEY not in done.stdout + done.stderr + from_file.stdout + from_file.stderr
+
+
+def test_a_dotenv_in_a_parent_folder_is_never_read(cli, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    with Gateway() as gateway:
+        (tmp_path / ".env").write_text(f"OPENAI_API_KEY={KEY}\nOPENAI_BASE_URL={gateway.url}\n")
+        done = cli("hi", cwd=work)
+    assert gateway.requests == []
+    assert done.returncode == 2
+    assert done.stderr.startswith("course-agent: no API key: set OPENAI_API_KEY")
+
+
+def test_a_gateway_from_dotenv_is_refused_the_key_from_the_shell(cli, tmp_path):
+    with Gateway() as gateway:
+        (tmp_path / ".env").write_text(f"OPENAI_BASE_URL={gateway.url}\n")
+        done = cli("hi", env={"OPENAI_API_KEY": KEY})
+    assert gateway.requests == []  # the key never left
+    assert done.returncode == 2
+    assert done.stderr.startswith(
+        f"course-agent: OPENAI_BASE_URL comes from {tmp_path / '.env'} but OPENAI_API_KEY from "
+        "the environment"
+    )
+    assert done.stderr.count("\n") == 1 and KEY not in done.stdout + done.stderr
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J"  # retitle the terminal, ring the bell, clear the screen
+
+
+def test_control_characters_from_a_repository_file_are_shown_escaped(cli, tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "calc.js").write_text(
+        f"// divide( {HOSTILE}\nexport function divide(a, b) {{\n"
+        f"  return Math.floor(a / b); // {HOSTILE}\n}}\n"
+    )
+    done = cli("--mock", "--root", str(root))
+    assert done.returncode == 0, done.stderr
+    grep_card = next(line for line in done.stdout.splitlines() if line.startswith("v grep"))
+    assert grep_card.endswith("src/calc.js:1:// divide( \\x1b]0;pwned\\x07\\x1b[2J")
+    assert done.stdout.splitlines()[-1].count("\\x1b]0;pwned\\x07") == 1  # the model's text
+    assert not {"\x1b", "\x07"} & set(done.stdout + done.stderr)
+
+
+def test_control_characters_in_the_models_text_are_shown_escaped(cli):
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(answer(f"Done.{HOSTILE}\x9b\x7f\r\tok\n"), "data: [DONE]\n\n"))
+        done = cli("--base-url", gateway.url, "hi", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "Done.\\x1b]0;pwned\\x07\\x1b[2J\\x9b\\x7f\\x0d\tok"
+
+
+def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
+    env = {name: value for name, value in os.environ.items() if name not in SETTINGS}
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(": waiting\n\n", ending="stall", hold=30))  # a slow gateway
+        process = subprocess.Popen(
+            [sys.executable, "-m", "course_agent", "--base-url", gateway.url, "hi"],
+            env={**env, "OPENAI_API_KEY": KEY},
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        while not gateway.requests and process.poll() is None:  # until the run is under way
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert err == "! interrupted by Ctrl-C\n"
+    assert out.startswith(f"gateway {gateway.url} (--base-url)") and "Traceback" not in out
 
 
 def test_dotenv_key_is_used_and_never_printed(cli, tmp_path):
@@ -104,3 +213,19 @@ def test_grade_and_lab_are_subcommands_with_their_own_usage(cli, tmp_path):
     assert "broken.ipynb" in (tmp_path / "grades.csv").read_text()
     usage = cli("lab", "release")
     assert usage.returncode == 2 and "usage: course-agent lab" in usage.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
+    env = {name: value for name, value in os.environ.items() if name not in SETTINGS}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "course_agent", "--mock"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    process.stdout.close()  # as `| head -1` does once it has its line: every write now fails
+    err = process.stderr.read()
+    assert process.wait(timeout=60) == 1
+    assert err == ""

@@ -165,13 +165,87 @@ def test_braces_and_dollars_are_left_alone(shell):
     assert str(error).startswith("%%agent: --root {x} is not a directory")
 
 
-def test_a_missing_key_names_the_variable_and_how_to_set_it(shell):
+def test_a_missing_key_is_one_usage_error_naming_the_variable_or_mock(shell):
     captured, error = run(shell, f"%%agent\n{QUESTION}")
+    assert isinstance(error, UsageError)
+    assert str(error).startswith("%%agent: no API key: set OPENAI_API_KEY")
+    assert ".env" in str(error) and "--mock" in str(error) and "\n" not in str(error)
+    assert captured.stderr == f"UsageError: {error}\n"
+    assert captured.outputs == [] and shell.magics.conversation is None  # nothing ran offline
+
+
+def test_a_dotenv_above_the_notebooks_folder_is_not_read(shell, tmp_path, monkeypatch):
+    gateway = f"http://127.0.0.1:{closed_port()}/v1"
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={FAKE_KEY}\nOPENAI_BASE_URL={gateway}\n")
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")
+    captured, error = run(shell, f"%%agent\n{QUESTION}")
+    assert isinstance(error, UsageError) and "no API key" in str(error)
+    assert FAKE_KEY not in everything(captured) + str(error)
+
+
+def test_the_first_line_names_the_gateway_and_where_url_and_key_came_from(shell, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    gateway = f"http://127.0.0.1:{closed_port()}/v1"
+    captured, error = run(shell, f"%%agent --base-url {gateway}\n{QUESTION}")
     assert error is None
-    notice = captured.stdout.splitlines()[0]
-    assert notice.startswith("no API key: put OPENAI_API_KEY=... in a .env file")
-    assert "never paste it into a notebook" in notice
-    assert len(captured.outputs) == 3  # it still runs, offline
+    assert captured.stdout.splitlines()[0] == (
+        f"gateway {gateway} (--base-url), key from OPENAI_API_KEY in the environment"
+    )
+    assert FAKE_KEY not in everything(captured)
+
+
+def test_a_gateway_from_dotenv_gets_no_key_from_the_environment(shell, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    (tmp_path / ".env").write_text("OPENAI_BASE_URL=http://127.0.0.1:9/v1\n")
+    captured, error = run(shell, f"%%agent\n{QUESTION}")
+    assert isinstance(error, UsageError)
+    assert str(error).startswith(
+        f"%%agent: OPENAI_BASE_URL comes from {tmp_path / '.env'} but OPENAI_API_KEY from "
+        "the environment"
+    )
+    assert FAKE_KEY not in everything(captured) + str(error)
+
+
+def model_options(parser) -> dict:
+    """Each option as declared: its flags, default, type, choices, metavar and help."""
+    return {
+        action.dest: (
+            action.option_strings,
+            action.default,
+            action.type,
+            action.choices,
+            action.metavar,
+            action.help,
+            action.nargs,
+        )
+        for action in parser._actions
+        if action.dest not in ("help", "question", "selftest", "new")
+    }
+
+
+def test_the_cli_and_the_magic_declare_the_same_model_options():
+    from course_agent.cli import build_parser
+    from course_agent.notebook.magics import AGENT
+
+    cli_options, magic_options = model_options(build_parser()), model_options(AGENT)
+    assert cli_options == magic_options
+    assert set(magic_options) == {
+        "mock",
+        "provider",
+        "model",
+        "base_url",
+        "root",
+        "max_turns",
+        "record",
+        "replay",
+        "inject",
+    }
+    line = "--mock --provider anthropic --model m --base-url http://u --root r --max-turns 2"
+    words = [*line.split(), "--record", "a", "--replay", "b", "--inject", "bad_args"]
+    cli_args = vars(build_parser().parse_args(words))
+    magic_args = vars(AGENT.parse_line(" ".join(words)))
+    assert {k: cli_args[k] for k in magic_options} == {k: magic_args[k] for k in magic_options}
 
 
 def test_an_unreachable_gateway_is_one_line_without_the_key(shell, monkeypatch):

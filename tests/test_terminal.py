@@ -1,5 +1,9 @@
 import io
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from course_agent.protocol import (
     AgentStopped,
     TextDelta,
@@ -8,7 +12,7 @@ from course_agent.protocol import (
     ToolResult,
     ToolStarted,
 )
-from course_agent.render.terminal import card_line, first_line, print_events
+from course_agent.render.terminal import card_line, first_line, print_events, printable
 
 CALL = ToolCall("call_1", "read_file", '{"path":"src/calc.js"}')
 
@@ -55,3 +59,59 @@ def test_a_stop_with_a_message_is_printed_with_a_mark():
     out = io.StringIO()
     print_events([AgentStopped("error", "gateway http://x answered 401")], out)
     assert out.getvalue() == "! gateway http://x answered 401\n"
+
+
+# C0 controls but newline and tab, DEL, and C1 controls: what a terminal may act on.
+CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if chr(c) not in "\n\t"]
+
+
+@pytest.mark.parametrize("control", CONTROLS)
+def test_each_control_character_is_shown_as_its_escape(control):
+    assert printable(f"a{control}b") == f"a\\x{ord(control):02x}b"
+
+
+@given(st.text())
+def test_printable_output_holds_no_control_character(text):
+    assert not set(printable(text)) & set(CONTROLS)
+
+
+@given(st.text(), st.text())
+def test_printable_escapes_pieces_as_it_escapes_the_whole(left, right):
+    # Text streams in deltas: an escape sequence cut in two must come out the same.
+    assert printable(left) + printable(right) == printable(left + right)
+
+
+@given(st.text().filter(lambda text: not set(text) & set(CONTROLS)))
+def test_printable_keeps_everything_else_as_it_is(text):
+    assert printable(text) == text
+
+
+def test_every_line_printed_from_outside_is_escaped():
+    hostile = "\x1b]0;pwned\x07"
+    call = ToolCall("call_1", "read\x1b[2J", f'{{"path":"{hostile}"}}')
+    out = io.StringIO()
+    events = [
+        TextDelta(f"look {hostile}\n"),
+        ToolStarted(call),
+        ToolFinished(call, ToolResult(f"x {hostile}")),
+        AgentStopped("error", f"gateway said {hostile}"),
+    ]
+    print_events(events, out)
+    fed_back = len(f"x {hostile}")  # the count is of what the model got, not of what is shown
+    assert out.getvalue() == (
+        "look \\x1b]0;pwned\\x07\n"
+        '> read\\x1b[2J({"path":"\\x1b]0;pwned\\x07"})\n'
+        f"v read\\x1b[2J fed back {fed_back} chars - x \\x1b]0;pwned\\x07\n"
+        "! gateway said \\x1b]0;pwned\\x07\n"
+    )
+
+
+def test_an_interrupt_ends_the_current_line_and_goes_on_up():
+    def interrupted():
+        yield TextDelta("Let me")
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    with pytest.raises(KeyboardInterrupt):
+        print_events(interrupted(), out)
+    assert out.getvalue() == "Let me\n"

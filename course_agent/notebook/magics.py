@@ -21,11 +21,11 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.display import display
 
-from ..loop import MAX_TURNS, run_agent
-from ..protocol import GatewayError, ToolContext
+from ..loop import run_agent
+from ..protocol import GatewayError
 from ..registry import default_registry
 from ..selftest import run_selftest
-from ..settings import PROVIDERS, Setup, choose
+from ..settings import Setup, add_model_options, choose
 from .cards import ToolsView, show_events
 from .cost_view import CostView
 from .fragments_demo import SOURCES, FragmentDemo
@@ -63,31 +63,10 @@ def _usage_from(parser: _Parser) -> Callable[[F], F]:
 
 
 AGENT = _Parser("%%agent", "Ask the agent the question written in the rest of the cell.")
-AGENT.add_argument("--mock", action="store_true", help="the offline scripted model (as MOCK=1)")
-AGENT.add_argument("--inject", choices=["bad_args"], help="offline: send bad arguments first")
-AGENT.add_argument("--model", metavar="NAME", help="model name (default $COURSE_AGENT_MODEL)")
-AGENT.add_argument(
-    "--base-url", metavar="URL", help="gateway (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL)"
-)
-AGENT.add_argument(
-    "--provider",
-    choices=PROVIDERS,
-    help="wire format: openai (any OpenAI-compatible gateway) or anthropic (Messages API); "
-    "default openai, or anthropic when only ANTHROPIC_API_KEY is set",
-)
-AGENT.add_argument("--root", metavar="DIR", help="folder the tools may read")
-AGENT.add_argument(
-    "--max-turns",
-    type=int,
-    default=MAX_TURNS,
-    metavar="N",
-    help=f"stop after N model requests (default {MAX_TURNS})",
-)
+add_model_options(AGENT)  # the same options, defaults and help as the CLI's
 AGENT.add_argument(
     "--new", action="store_true", help="start a new conversation (and read keys and .env again)"
 )
-AGENT.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
-AGENT.add_argument("--replay", type=Path, metavar="FILE", help="replay a --record FILE offline")
 
 SELFTEST = _Parser("%agent_selftest", "The lab's seven checks, optionally on your own code.")
 SELFTEST.add_argument("--accumulator", metavar="NAME", help="your ToolCallAccumulator class")
@@ -146,7 +125,7 @@ class AgentMagics(Magics):
             question,
             setup.model,
             default_registry(),
-            ToolContext(setup.root),
+            setup.tool_context(),
             messages=conversation.messages,
             max_turns=args.max_turns,
         )
@@ -165,10 +144,11 @@ class AgentMagics(Magics):
             return current
         try:
             setup = choose(**choice)
-        except (GatewayError, ValueError) as exc:  # a bad --base-url, an unreadable --replay
+        except (GatewayError, ValueError) as exc:  # no key, a bad --base-url, a bad --replay
             raise UsageError(f"%%agent: {exc}") from None
-        if setup.notice:
-            print(setup.notice)
+        for line in (setup.origin, setup.notice):  # the gateway and where it came from, first
+            if line:
+                print(line)
         self.conversation = Conversation(choice, setup)
         return self.conversation
 

@@ -1,11 +1,14 @@
 """The course's terminal cards: `> name(args)` when a call starts, `v`/`x` when its result is in.
 
-Consumes loop events only; the notebook's cards reuse these lines as their text/plain form.
-Deliberately not handled: colour, widths, anything a dumb terminal or a log file could not show.
+Consumes loop events only; the notebook's cards reuse these lines as their text/plain form. Text
+from outside (model text, arguments, results, gateway errors) is printed with control characters
+escaped, so a repository file cannot retitle, clear or beep the terminal. Deliberately not handled:
+colour, widths, and look-alike Unicode (bidi overrides, zero-width spaces), which a terminal shows.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TextIO
 
@@ -19,9 +22,20 @@ from ..protocol import (
     ToolStarted,
 )
 
-__all__ = ["call_line", "card_line", "first_line", "print_events"]
+__all__ = ["call_line", "card_line", "first_line", "print_events", "printable"]
 
 FIRST_LINE_CHARS = 100  # enough to recognise a result, short enough for one terminal line
+# What a terminal acts on instead of showing: C0 controls (ESC starts a sequence, BEL beeps, CR
+# rewrites the line) but newline and tab, DEL, and the C1 controls (0x9b is a one-byte ESC [).
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with each control character shown as its escape: ESC becomes the four chars `\\x1b`.
+
+    One character at a time, so pieces of a stream escape exactly as their whole would.
+    """
+    return CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
 
 
 def first_line(text: str) -> str:
@@ -30,40 +44,50 @@ def first_line(text: str) -> str:
 
 
 def call_line(call: ToolCall) -> str:
-    """`> read_file({"path":"src/calc.js"})`: the arguments exactly as the model sent them."""
-    return f"> {call.name}({call.args})"
+    """`> read_file({"path":"src/calc.js"})`: the arguments as the model sent them (escaped)."""
+    return printable(f"> {call.name}({call.args})")
 
 
 def card_line(call: ToolCall, result: ToolResult) -> str:
-    """`v read_file fed back 248 chars - src/calc.js (lines 1-13 of 13)`; `x` when it failed."""
+    """`v read_file fed back 248 chars - src/calc.js (lines 1-13 of 13)`; `x` when it failed.
+
+    The count is of the characters the model got; the line shown has its controls escaped.
+    """
     mark = "v" if result.ok else "x"
     line = f"{mark} {call.name} fed back {len(result.content)} chars - {first_line(result.content)}"
     if result.meta.get("truncated"):
         line += f" [truncated from {result.meta['originalChars']}]"
-    return line
+    return printable(line)
 
 
 def print_events(events: Iterable[AgentEvent], out: TextIO) -> AgentStopped:
-    """Print a run as it happens and return how it stopped."""
+    """Print a run as it happens and return how it stopped.
+
+    Ctrl-C (KeyboardInterrupt) ends the line being written and goes on up to the caller.
+    """
     mid_line = False  # model text streams without newlines; a card must start on a fresh line
     stopped = AgentStopped("error", "the loop ended without saying why")
-    for event in events:
-        if isinstance(event, TextDelta):
-            out.write(event.text)
-            mid_line = not event.text.endswith("\n")
-        else:
-            if mid_line:
-                out.write("\n")
-                mid_line = False
-            if isinstance(event, ToolStarted):
-                out.write(call_line(event.call) + "\n")
-            elif isinstance(event, ToolFinished):
-                out.write(card_line(event.call, event.result) + "\n")
-            elif isinstance(event, AgentStopped):
-                stopped = event
-                if event.message:
-                    out.write(("! " if event.reason != "done" else "") + event.message + "\n")
-        out.flush()
-    if mid_line:
-        out.write("\n")
+    try:
+        for event in events:
+            if isinstance(event, TextDelta):
+                out.write(printable(event.text))
+                mid_line = not event.text.endswith("\n")
+            else:
+                if mid_line:
+                    out.write("\n")
+                    mid_line = False
+                if isinstance(event, ToolStarted):
+                    out.write(call_line(event.call) + "\n")
+                elif isinstance(event, ToolFinished):
+                    out.write(card_line(event.call, event.result) + "\n")
+                elif isinstance(event, AgentStopped):
+                    stopped = event
+                    if event.message:
+                        mark = "! " if event.reason != "done" else ""
+                        out.write(mark + printable(event.message) + "\n")
+            out.flush()
+    finally:
+        if mid_line:
+            out.write("\n")
+            out.flush()
     return stopped
