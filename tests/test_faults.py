@@ -73,7 +73,8 @@ def test_cli_reports_the_fault_in_one_line_and_exits_1(cli, tmp_path, fault, tur
     output = done.stdout + done.stderr
     assert done.returncode == 1, output
     assert done.stderr == ""
-    lines = done.stdout.splitlines()
+    origin, *lines = done.stdout.splitlines()
+    assert origin.startswith(f"gateway {gateway.url} (--base-url)")
     (failure,) = [line for line in lines if gateway.url in line]
     assert failure.startswith("! ") and cause in failure, failure
     assert lines[0] == f"? {QUESTION}" and lines[-1] == failure
@@ -129,7 +130,9 @@ def test_magic_reports_the_fault_keeps_the_transcript_and_retries(
         assert gateway.url in broken.stderr and cause in broken.stderr
         shown = broken.stdout + broken.stderr + repr([o.data for o in broken.outputs])
         assert "Traceback" not in shown and KEY not in shown
-        assert gateway.url not in broken.stdout
+        origin, shown_out = broken.stdout.split("\n", 1)  # the first line names the gateway
+        assert origin.startswith(f"gateway {gateway.url} (--base-url)")
+        assert gateway.url not in shown_out
         messages = shell.magics.conversation.messages
         assert check_transcript(messages) is None
         if turn == 1:

@@ -56,7 +56,9 @@ def test_a_cli_session_replays_offline_line_for_line(cli, tmp_path, provider):
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     notice, *lines = replayed.stdout.splitlines()
     assert notice == f"replaying {recording} (offline)"
-    assert lines == live.stdout.splitlines()
+    origin, *live_lines = live.stdout.splitlines()  # live, the first line names the gateway
+    assert origin == f"gateway {url} (--base-url), key from {KEYS[provider]} in the environment"
+    assert lines == live_lines
     assert lines[-1] == CONCLUSION
 
     records = [json.loads(line) for line in recording.read_text().splitlines()]
@@ -84,7 +86,11 @@ def test_a_magic_session_replays_offline_with_the_same_cards(shell, monkeypatch,
 
     assert [output.data["text/plain"] for output in live.outputs] == CARDS[1::2]
     assert [output.data for output in replayed.outputs] == [output.data for output in live.outputs]
-    assert replayed.stdout == "replaying s.jsonl (offline)\n" + live.stdout
+    origin, shown = live.stdout.split("\n", 1)
+    assert (
+        origin == f"gateway {gateway.url} (--base-url), key from OPENAI_API_KEY in the environment"
+    )
+    assert replayed.stdout == "replaying s.jsonl (offline)\n" + shown
     assert replayed.stderr == live.stderr == ""
     assert KEY not in Path("s.jsonl").read_text()
 
