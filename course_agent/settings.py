@@ -219,23 +219,22 @@ def choose(
         notice = f"replaying {replay} (offline)"
         return Setup(chosen, working_root or build_sandbox(), notice, secrets=secrets)
 
-    if mock or inject or env_flag(env, "MOCK"):
-        sandbox = working_root or build_sandbox()
-        scripted = ScriptedModel(inject=inject, wire=provider or "openai")
-        notice = f"Offline: the scripted model on {sandbox}"
-        return Setup(scripted, sandbox, notice, secrets=secrets)
-
     # Only ANTHROPIC_API_KEY set: nobody means "OpenAI" by that, so use it (and say so).
     guessed = (
         provider is None
         and not _key(env, "OPENAI_API_KEY")
         and bool(_key(env, "ANTHROPIC_API_KEY"))
     )
-    if not guessed and not _key(env, KEY_VARIABLES[provider or "openai"]):
-        raise ValueError(_no_key(provider, env))
-    provider = "anthropic" if guessed else provider or "openai"
+    asked, provider = provider, "anthropic" if guessed else provider or "openai"
+    if mock or inject or env_flag(env, "MOCK"):
+        sandbox = working_root or build_sandbox()
+        notice = f"Offline: the scripted model on {sandbox}"
+        return Setup(ScriptedModel(inject=inject, wire=provider), sandbox, notice, secrets=secrets)
+
     variable = KEY_VARIABLES[provider]
     key = _key(env, variable)
+    if not key:
+        raise ValueError(_no_key(asked, env))
     default = DEFAULT_ANTHROPIC_BASE_URL if provider == "anthropic" else DEFAULT_BASE_URL
     url, origin = _gateway(provider, base_url, env, variable, default)
     working_root = working_root or Path.cwd().resolve()

@@ -1,7 +1,7 @@
 """settings: where the key, the gateway and the options come from, and what is refused.
 
-Unit tests on `read_environment`, `choose` and `add_model_options`; the CLI and the magic are
-driven for real in test_cli.py and test_magics.py.
+Unit tests on `choose` and `add_model_options` (`read_environment`: test_environment.py); the CLI
+and the magic are driven for real in test_cli.py and test_magics.py.
 """
 
 import argparse
@@ -114,6 +114,11 @@ def test_no_key_is_one_line_naming_the_variable_and_mock(tmp_path, provider, var
 def test_mock_and_inject_still_run_offline_without_a_key(tmp_path, options):
     setup = choose(**{"env": {}, **options}, root=tmp_path)
     assert setup.notice == f"Offline: the scripted model on {tmp_path}"
+
+
+def test_offline_with_only_an_anthropic_key_speaks_the_anthropic_wire_as_before(tmp_path):
+    setup = choose(mock=True, env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path)
+    assert repr(setup.model) == "ScriptedModel(inject=None, wire='anthropic')"
 
 
 # -- the keys reach the tools' context, and nothing else -----------------------------------------
