@@ -1,48 +1,56 @@
 """The lab's seven checks, each one line with its figure; the three exercises are pluggable.
 
 Pass a student's accumulator, call executor and truncation to grade them; by default the package's
-own. Deliberately not handled: partial credit inside a check (each passes or fails whole).
+own. Checks 3-5 run generated cases (selftest_cases.py) judged in selftest_checks.py. Deliberately
+not handled: partial credit inside a check (each passes or fails whole).
 """
 
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from .accumulator import ToolCallAccumulator
 from .loop import Accumulator, check_transcript, run_agent
-from .protocol import (
-    AgentStopped,
-    ToolCall,
-    ToolCallDelta,
-    ToolContext,
-    ToolDef,
-    ToolFinished,
-    ToolResult,
-)
+from .protocol import AgentStopped, ToolCall, ToolContext, ToolDef, ToolFinished, ToolResult
 from .providers.scripted import ScriptedModel
 from .registry import ToolRegistry, default_registry, execute_call
 from .sandbox import BIG_FILE, QUESTION, build_sandbox
+from .selftest_cases import SEED
+from .selftest_checks import check_feedback, check_merging, check_truncation, expect, shown
 from .truncate import truncate_result
 
 __all__ = ["Check", "SelftestReport", "run_selftest"]
 
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
+NAMES = [
+    "registry",
+    "path boundary",
+    "fragment merging",
+    "bad-argument feedback",
+    "truncation",
+    "big file",
+    "offline loop",
+]
 
 
 @dataclass(frozen=True)
 class Check:
     number: int
+    name: str  # one of NAMES
     ok: bool
-    line: str  # what was checked and the figure measured
+    line: str  # passed: what was checked and the figure measured; failed: "name: what went wrong"
 
 
 @dataclass(frozen=True)
 class SelftestReport:
     checks: list[Check]
+    seed: int = SEED  # the generated cases' seed: the same seed gives the same report
 
     @property
     def passed(self) -> int:
@@ -51,31 +59,48 @@ class SelftestReport:
     def summary(self) -> str:
         return f"{self.passed}/{len(self.checks)} passed"
 
+    def failures(self) -> list[str]:
+        """One line per failed check, as __str__ shows it: what to show under `k/7 passed`."""
+        return [f"x {c.number}. {c.line}" for c in self.checks if not c.ok]
+
     def __str__(self) -> str:
         lines = [f"{'v' if c.ok else 'x'} {c.number}. {c.line}" for c in self.checks]
         return "\n".join([*lines, self.summary()])
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON: {"seed": n, "checks": [{"number", "name", "ok", "line"}, ...]}."""
+        return {"seed": self.seed, "checks": [asdict(check) for check in self.checks]}
 
-class CheckFailed(Exception):
-    """A check's expectation did not hold (raised explicitly: `assert` vanishes under -O)."""
-
-
-def _expect(condition: object, message: str) -> None:
-    if not condition:
-        raise CheckFailed(message)
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SelftestReport:
+        """The report `to_dict` gave; ValueError, naming what is wrong, for any other shape."""
+        checks = data.get("checks") if isinstance(data, Mapping) else None
+        if not isinstance(checks, list):
+            raise ValueError(f"not a self-test report: no list of checks in {shown(data)}")
+        types = {"number": int, "name": str, "ok": bool, "line": str}
+        for item in checks:
+            if not (isinstance(item, Mapping) and set(item) == set(types)) or not all(
+                isinstance(item[key], kind) for key, kind in types.items()
+            ):
+                wanted = ", ".join(f"{key} ({kind.__name__})" for key, kind in types.items())
+                raise ValueError(f"not a self-test report: a check has {wanted}, not {shown(item)}")
+        seed = data.get("seed", SEED)
+        if not isinstance(seed, int):
+            raise ValueError(f"not a self-test report: seed {shown(seed)} is not a number")
+        return cls([Check(**item) for item in checks], seed)
 
 
 def _check_registry(ctx: ToolContext) -> str:
     tools = default_registry().list()
     names = sorted(t["function"]["name"] for t in tools)
-    _expect(names == ["glob", "grep", "read_file"], f"registry lists {names}")
+    expect(names == ["glob", "grep", "read_file"], f"registry lists {names}")
     params = 0
     for tool in tools:
         schema = tool["function"]["parameters"]
-        _expect(schema.get("additionalProperties") is False, f"{names} schema is not strict")
-        _expect(schema.get("required"), "every tool needs a required parameter")
+        expect(schema.get("additionalProperties") is False, f"{names} schema is not strict")
+        expect(schema.get("required"), "every tool needs a required parameter")
         for name, prop in schema["properties"].items():
-            _expect(prop.get("description"), f"parameter {name} has no description")
+            expect(prop.get("description"), f"parameter {name} has no description")
             params += 1
     return f"registry lists glob, grep, read_file; {params} parameters, all described, strict"
 
@@ -92,79 +117,26 @@ def _check_escapes(ctx: ToolContext) -> str:
         if not registry.execute(ToolCall("c", "read_file", json.dumps({"path": a})), ctx).ok
     ]
     inside = registry.execute(ToolCall("c", "read_file", '{"path": "src/calc.js"}'), ctx)
-    _expect(inside.ok, f"reading src/calc.js inside failed: {inside.content}")
-    _expect(refused == attempts, f"not refused: {sorted(set(attempts) - set(refused))}")
+    expect(inside.ok, f"reading src/calc.js inside failed: {inside.content}")
+    expect(refused == attempts, f"not refused: {sorted(set(attempts) - set(refused))}")
     return (
         f"climbing out blocked: {len(refused)}/3 (relative, absolute, symlink); inside reads fine"
     )
 
 
-# The course's trap: a Claude gateway's parallel call, indexes from 1, heads and args interleaved.
-INTERLEAVED = [
-    ToolCallDelta(2, "call_b", "grep", ""),
-    ToolCallDelta(1, "call_a", "glob", ""),
-    ToolCallDelta(1, None, None, '{"pat'),
-    ToolCallDelta(2, None, None, '{"pattern":"di'),
-    ToolCallDelta(1, "", "", 'tern":"**/'),
-    ToolCallDelta(2, None, None, 'vide\\\\("}'),
-    ToolCallDelta(1, None, None, '*.js"}'),
-]
-
-
-def _check_merge(accumulator: Callable[[], Accumulator]) -> str:
-    merger = accumulator()
-    for delta in INTERLEAVED:
-        merger.push(delta)
-    calls = merger.drain()
-    got = [(c.id, c.name, c.args) for c in calls]
-    want = [
-        ("call_a", "glob", '{"pattern":"**/*.js"}'),
-        ("call_b", "grep", '{"pattern":"divide\\\\("}'),
-    ]
-    _expect(got == want, f"merged into {got}")
-    return "interleaved fragments from index 1 merge into 2 calls: glob, grep"
-
-
-def _check_feedback(run_call: RunCall, ctx: ToolContext) -> str:
-    tools = default_registry().tools
-    bad = {
-        "unknown tool": ToolCall("c1", "edit_file", '{"path": "src/calc.js"}'),
-        "invalid JSON": ToolCall("c2", "read_file", '{"path": "src/calc.js"'),
-        "missing argument": ToolCall("c3", "read_file", '{"offset": 1}'),
-        "wrong type": ToolCall("c4", "glob", '{"pattern": "**/*.js", "limit": "many"}'),
-    }
-    for what, call in bad.items():
-        result = run_call(tools, call, ctx)
-        _expect(isinstance(result, ToolResult), f"{what}: returned {type(result).__name__}")
-        _expect(not result.ok and result.content.strip(), f"{what}: not a failed result with text")
-    unknown = run_call(tools, bad["unknown tool"], ctx).content
-    _expect(all(name in unknown for name in tools), "the unknown-tool text must name the tools")
-    good = run_call(tools, ToolCall("c5", "read_file", '{"path": "src/calc.js"}'), ctx)
-    _expect(good.ok, f"a valid call failed: {good.content[:80]}")
-    return f"{len(bad)} illegal calls became failed results fed back; a valid call still runs"
-
-
-def _check_truncate(truncate: Callable[[ToolResult], ToolResult]) -> str:
-    body = "".join(f"line {n:05d}\n" for n in range(1819))
-    text = body[: 20000 - 13] + "END OF RESULT"  # exactly 20000 chars, with a recognisable tail
-    result = truncate(ToolResult(text, meta={"tool": "selftest"}))
-    size = len(result.content)
-    _expect(size == 8054, f"20000 chars truncated to {size}, expected 8054")
-    _expect("12000" in result.content, "the note must state that 12000 chars were cut")
-    _expect(result.content.startswith(text[:4800]), "the head (60%) must be kept")
-    _expect(result.content.endswith(text[-3200:]), "the tail (40%) must be kept")
-    meta = result.meta or {}
-    _expect(meta.get("truncated") is True, "meta must say truncated: True, for the renderers")
-    _expect(meta.get("originalChars") == 20000, "meta must record originalChars: 20000")
-    return "a 20000-char result truncates to 8054 chars, stating 12000 were cut"
-
-
 def _check_big_file(run_call: RunCall, truncate: Callable, ctx: ToolContext) -> str:
     size = len((ctx.root / BIG_FILE).read_text())
+    call = ToolCall("c", "read_file", json.dumps({"path": BIG_FILE}))
     registry = ToolRegistry(default_registry().tools.values(), run_call=run_call, truncate=truncate)
-    result = registry.execute(ToolCall("c", "read_file", json.dumps({"path": BIG_FILE})), ctx)
-    _expect(len(result.content) == 8054, f"read_file fed back {len(result.content)}, expected 8054")
-    return f"reading the generated {size}-char {BIG_FILE} feeds back {len(result.content)} chars"
+    result, want = registry.execute(call, ctx), default_registry().execute(call, ctx)
+    got = len(result.content)
+    expect(result.ok, f"read_file on {BIG_FILE} came back failed: {shown(result.content, 70)}")
+    expect(got == len(want.content), f"read_file fed back {got} chars, not {len(want.content)}")
+    expect(
+        result.content == want.content,
+        f"read_file fed back {got} chars, but not the file's head, the note and its tail",
+    )
+    return f"reading the generated {size}-char {BIG_FILE} feeds back {got} chars"
 
 
 def _check_loop(accumulator: Callable, run_call: RunCall, truncate: Callable, ctx) -> str:
@@ -178,39 +150,50 @@ def _check_loop(accumulator: Callable, run_call: RunCall, truncate: Callable, ct
     finished = [e for e in events if isinstance(e, ToolFinished)]
     order = [e.call.name for e in finished]
     stopped = events[-1]
-    _expect(order == ["glob", "grep", "read_file"], f"calls ran in order {order}")
-    failed = [f"{e.call.name}: {e.result.content[:60]}" for e in finished if not e.result.ok]
-    _expect(not failed, f"calls failed instead of answering: {failed}")
-    _expect(isinstance(stopped, AgentStopped) and stopped.reason == "done", f"ended: {stopped}")
-    _expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
-    _expect((problem := check_transcript(messages)) is None, problem)
+    failed = [f"{e.call.name}: {shown(e.result.content)}" for e in finished if not e.result.ok]
+    expect(not failed, f"calls failed instead of answering: {shown(failed, 150)}")
+    expect(
+        isinstance(stopped, AgentStopped) and stopped.reason != "error",
+        f"the loop stopped: {shown(getattr(stopped, 'message', stopped), 150)[1:-1]}",
+    )
+    expect(order == ["glob", "grep", "read_file"], f"calls ran in order {shown(order, 80)}")
+    expect(stopped.reason == "done", f"ended: {stopped}")
+    expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
+    expect((problem := check_transcript(messages)) is None, problem)
     sizes = ", ".join(str(len(e.result.content)) for e in finished)
     return f"offline question ran glob -> grep -> read_file ({sizes} chars), then concluded"
 
 
-def _checks(accumulator, run_call, truncate, ctx) -> Iterator[tuple[str, Callable[[], str]]]:
-    yield "registry", lambda: _check_registry(ctx)
-    yield "path boundary", lambda: _check_escapes(ctx)
-    yield "fragment merging", lambda: _check_merge(accumulator)
-    yield "bad-argument feedback", lambda: _check_feedback(run_call, ctx)
-    yield "truncation", lambda: _check_truncate(truncate)
-    yield "big file", lambda: _check_big_file(run_call, truncate, ctx)
-    yield "offline loop", lambda: _check_loop(accumulator, run_call, truncate, ctx)
+def _checks(accumulator, run_call, truncate, ctx) -> Iterator[Callable[[random.Random], str]]:
+    """The seven checks in NAMES order; each gets its own seeded generator of cases."""
+    yield lambda rng: _check_registry(ctx)
+    yield lambda rng: _check_escapes(ctx)
+    yield lambda rng: check_merging(accumulator, rng)
+    yield lambda rng: check_feedback(run_call, ctx, rng)
+    yield lambda rng: check_truncation(truncate, rng)
+    yield lambda rng: _check_big_file(run_call, truncate, ctx)
+    yield lambda rng: _check_loop(accumulator, run_call, truncate, ctx)
 
 
 def run_selftest(
     accumulator: Callable[[], Accumulator] = ToolCallAccumulator,
     run_call: RunCall = execute_call,
     truncate: Callable[[ToolResult], ToolResult] = truncate_result,
+    *,
+    seed: int = SEED,
 ) -> SelftestReport:
-    """Run the seven checks on a fresh sandbox; a check that raises anything simply fails."""
+    """Run the seven checks on a fresh sandbox; a check that raises anything simply fails.
+
+    `seed` draws the generated cases: the same seed, the same cases and the same report.
+    """
     checks = []
     with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
         ctx = ToolContext(build_sandbox(Path(tmp)))
-        for number, (name, check) in enumerate(_checks(accumulator, run_call, truncate, ctx), 1):
+        for name, check in zip(NAMES, _checks(accumulator, run_call, truncate, ctx), strict=True):
+            number = len(checks) + 1
             try:
-                checks.append(Check(number, True, check()))
+                checks.append(Check(number, name, True, check(random.Random(f"{seed}:{name}"))))
             except Exception as exc:  # a student's stub raising NotImplementedError lands here
-                reason = str(exc) or type(exc).__name__
-                checks.append(Check(number, False, f"{name}: {reason}"))
-    return SelftestReport(checks)
+                reason = " ".join((str(exc) or type(exc).__name__).splitlines())
+                checks.append(Check(number, name, False, f"{name}: {reason}"))
+    return SelftestReport(checks, seed)

@@ -358,7 +358,8 @@ def test_agent_selftest_grades_implementations_from_the_notebook(shell):
     )
     assert error is None
     lines = captured.stdout.splitlines()
-    assert lines[2].startswith("x 3. fragment merging: merged into")
+    assert lines[2].startswith("x 3. fragment merging: the course's parallel call")
+    assert "expected index order ['call_a', 'call_b']" in lines[2]
     assert (
         lines[1:2] + lines[3:5]
         == str(run_selftest()).splitlines()[1:2] + str(run_selftest()).splitlines()[3:5]

@@ -1,82 +1,255 @@
+"""The self-test: the package and the lab's solution score 7/7, the starter 2/7, and every wrong
+answer in tests/wrong_implementations.py fails its own check with a line that names the case."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
 import pytest
+from wrong_implementations import BEYOND_THE_LAB, RIGHT, WRONG
 
-from course_agent.protocol import ToolResult
-from course_agent.selftest import run_selftest
+from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
+from course_agent.selftest import Check, SelftestReport, run_selftest
+
+LABS = Path(__file__).resolve().parent.parent / "labs"
+EXERCISES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
+CHECK_OF_EXERCISE = {1: 3, 2: 4, 3: 5}
+
+# What the failed check's line must say for each wrong answer: the case, and what to do about it.
+MESSAGES: dict[str, list[str]] = {
+    "accumulator appends a repeated id": ["in every fragment", "repeated id", "don't append it"],
+    "accumulator appends a repeated name": ["in every fragment", "repeated name", "don't append"],
+    "accumulator stores calls in a list by index": ["indexes 1, 2", "IndexError", "not a position"],
+    "accumulator drains in arrival order": ["heads out of order", "expected index order"],
+    "accumulator assumes the index starts at 0": ["indexes 1, 2", "KeyError", "not a position"],
+    "accumulator assumes the index starts at 1": ["indexes 0,", "not a position"],
+    "accumulator overwrites the arguments": ["arguments", "append args_delta"],
+    "accumulator lets an empty id or name wipe the head's": ["empty id", "wiped", "non-empty"],
+    "accumulator sorts the indexes as text": ["indexes 7, 9, 12", "expected index order"],
+    "accumulator shares one dict between all its instances": ["earlier stream", "__init__"],
+    "accumulator drops the arguments that come with the head": [
+        "lost the arguments sent with the head",
+        "append",
+    ],
+    "accumulator parses every fragment as JSON": ["JSONDecodeError", "parse nothing"],
+    "executor skips schema validation": ["not its validated arguments", "model_validate"],
+    "executor validates, then runs the tool on the raw dict": ["handed a dict", "model_validate"],
+    "executor lets a ToolError out": ["ToolError", "came out of execute_call"],
+    "executor lets any other exception out": [
+        "a tool that raises",
+        "execute_call raised",
+        "instead of raising",
+    ],
+    "executor says only 'Operation failed'": ["unknown tool", "'Operation failed'", "name"],
+    "executor's unknown-tool text names no tools": ["unknown tool", "echo, guard"],
+    "executor names the day's three tools, not the ones it was given": ["echo, guard", "tools"],
+    "executor treats empty arguments as invalid JSON": ["empty arguments", "{}"],
+    "executor's JSON error does not say where it broke": ["cut short", "where it broke"],
+    "executor unpacks the arguments with **": ["not an object", "TypeError"],
+    "executor delegates to default_registry().execute": ["package's", "write your own"],
+    "executor delegates to the package's execute_call": ["package's", "write your own"],
+    "truncation hard-codes '12000 of 20000'": ["8001-char", "the note", "1 of 8001"],
+    "truncation flags results that fit with truncated=False": ["fits", "unchanged", "truncated"],
+    "truncation cuts a result of exactly 8000 chars": ["8000-char", "fits", "unchanged"],
+    "truncation keeps only the head": ["20000-char", "tail"],
+    "truncation drops the meta already there": ["meta", "keep the meta"],
+    "truncation keeps one char too many of the head": ["20000-char", "head"],
+    "truncation keeps one char too few of the tail": ["20000-char", "tail"],
+    "truncation keeps 8000 chars including the note": ["20000-char", "head"],
+    "truncation swaps the head and tail shares": ["20000-char", "head"],
+    "truncation turns a failed result into a good one": ["ok=False", "replace"],
+    "truncation rounds the number of chars cut": ["the note", "of 8001"],
+}
 
 
-class StubAccumulator:
-    def push(self, delta):
-        raise NotImplementedError("exercise 1")
-
-    def drain(self):
-        raise NotImplementedError("exercise 1")
+def cell_sources(path: Path) -> dict[str, str]:
+    return {cell.id: cell.source for cell in nbformat.read(path, as_version=4).cells}
 
 
-def stub_run_call(tools, call, ctx):
-    raise NotImplementedError("exercise 2")
+def lab_namespace(**exercises: str) -> dict[str, Any]:
+    """The lab's setup cell, then one source per exercise: the lab's solution unless given."""
+    source = cell_sources(LABS / "source" / "day03-lab.ipynb")
+    namespace: dict[str, Any] = {}
+    exec(compile(source["setup"], "day03-lab:setup", "exec"), namespace)
+    for number in (1, 2, 3):
+        code = exercises.get(f"exercise_{number}", source[f"exercise-{number}"])
+        exec(compile(code, f"day03-lab:exercise-{number}", "exec"), namespace)
+    return namespace
 
 
-def stub_truncate(result):
-    raise NotImplementedError("exercise 3")
+def grade(namespace: dict[str, Any], **options: Any) -> SelftestReport:
+    return run_selftest(
+        accumulator=namespace["ToolCallAccumulator"],
+        run_call=namespace["execute_call"],
+        truncate=namespace["truncate_result"],
+        **options,
+    )
 
 
-def test_the_package_passes_all_seven_with_their_figures():
+def test_the_catalogue_has_a_message_for_every_wrong_answer() -> None:
+    assert set(MESSAGES) == set(WRONG)
+
+
+@pytest.mark.parametrize("name", list(WRONG))
+def test_each_wrong_answer_fails_its_check_naming_the_case(name: str) -> None:
+    exercise, source = WRONG[name]
+    report = grade(lab_namespace(**{f"exercise_{exercise}": source}))
+    check = report.checks[CHECK_OF_EXERCISE[exercise] - 1]
+    assert not check.ok, f"{name} passed: {check.line}"
+    missing = [part for part in MESSAGES[name] if part not in check.line]
+    assert not missing, f"{name}: {check.line!r} does not say {missing}"
+    assert "\n" not in check.line and len(check.line) <= 320, check.line
+
+
+@pytest.mark.parametrize("exercise", [1, 2, 3])
+def test_the_right_answers_the_catalogue_edits_pass(exercise: int) -> None:
+    report = grade(lab_namespace(**{f"exercise_{exercise}": RIGHT[exercise]}))
+    assert report.summary() == "7/7 passed", str(report)
+
+
+def test_the_package_passes_all_seven_with_the_course_figures() -> None:
     report = run_selftest()
-    assert report.summary() == "7/7 passed"
+    assert report.summary() == "7/7 passed", str(report)
+    assert [c.name for c in report.checks] == [
+        "registry",
+        "path boundary",
+        "fragment merging",
+        "bad-argument feedback",
+        "truncation",
+        "big file",
+        "offline loop",
+    ]
     text = str(report)
-    assert "8054" in text and "12000" in text
+    assert "a 20000-char result truncates to 8054 chars, stating 12000 were cut" in text
+    assert "reading the generated 39036-char data/rates.csv feeds back 8054 chars" in text
     assert "glob -> grep -> read_file (50, 361, 386 chars)" in text
 
 
-def test_the_unmodified_starter_passes_exactly_checks_one_and_two():
-    report = run_selftest(StubAccumulator, stub_run_call, stub_truncate)
+def test_the_lab_solution_passes_all_seven() -> None:
+    assert grade(lab_namespace()).summary() == "7/7 passed"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_package_and_lab_solution_pass_whatever_the_seed(seed: int) -> None:
+    assert run_selftest(seed=seed).passed == 7
+    assert grade(lab_namespace(), seed=seed).passed == 7
+
+
+def test_the_lab_starter_passes_exactly_the_two_package_checks() -> None:
+    starter = cell_sources(LABS / "day03-lab.ipynb")
+    report = grade(lab_namespace(**{f"exercise_{n}": starter[f"exercise-{n}"] for n in (1, 2, 3)}))
     assert [c.number for c in report.checks if c.ok] == [1, 2]
     assert report.summary() == "2/7 passed"
-    assert "exercise 1" in report.checks[2].line
+    assert report.checks[2].line.startswith("fragment merging: exercise 1: create the state")
 
 
-def test_a_truncation_that_keeps_only_the_head_fails_check_five():
-    def head_only(result):
-        return ToolResult(
-            result.content[:8000] + "\n" + "(12000 cut)" + " " * 42,
-            meta={"truncated": True, "originalChars": 20000},
-        )
+def test_stubs_that_raise_not_implemented_score_two() -> None:
+    class Stub:
+        def __init__(self) -> None:
+            raise NotImplementedError("exercise 1")
 
-    report = run_selftest(truncate=head_only)
-    assert not report.checks[4].ok and "tail" in report.checks[4].line
+    def stub(*args: object) -> ToolResult:
+        raise NotImplementedError("exercise 2 or 3")
 
-
-def test_an_executor_that_always_fails_cannot_pass_check_four():
-    def always_fail(tools, call, ctx):
-        return ToolResult(
-            f"there is no tool named {call.name}. Available: glob, grep, read_file", ok=False
-        )
-
-    report = run_selftest(run_call=always_fail)
-    assert not report.checks[3].ok and "valid call" in report.checks[3].line
+    assert run_selftest(accumulator=Stub, run_call=stub, truncate=stub).passed == 2
 
 
-@pytest.mark.parametrize("broken", ["join in arrival order", "array from 0"])
-def test_naive_accumulators_fail_check_three(broken):
-    from course_agent.protocol import ToolCall
+def test_the_same_seed_gives_the_same_report() -> None:
+    wrong = lab_namespace(exercise_1=WRONG["accumulator appends a repeated id"][1])
+    assert str(grade(wrong, seed=11)) == str(grade(wrong, seed=11))
+    assert str(run_selftest()) == str(run_selftest())
 
-    class Naive:
-        def __init__(self):
-            self.parts = []
 
-        def push(self, delta):
-            self.parts.append(delta)
+def test_the_report_lists_every_check_and_its_failures() -> None:
+    wrong = lab_namespace(exercise_3=WRONG["truncation keeps only the head"][1])
+    report = grade(wrong)
+    lines = str(report).splitlines()
+    assert len(lines) == 8 and lines[-1] == "5/7 passed"
+    assert lines[4].startswith("x 5. truncation: ") and lines[5].startswith("x 6. big file: ")
+    assert report.failures() == [lines[4], lines[5]]
+    assert run_selftest().failures() == []
 
-        def drain(self):
-            if broken == "join in arrival order":
-                head = next(d for d in self.parts if d.name)
-                return [
-                    ToolCall(head.id, head.name, "".join(d.args_delta or "" for d in self.parts))
-                ]
-            slots = [None, None]
-            for d in self.parts:
-                slots[d.index] = d  # IndexError at index 2: the index does not start at 0
-            return []
 
-    report = run_selftest(accumulator=Naive)
-    assert not report.checks[2].ok
+def test_a_report_travels_as_json_and_comes_back_equal() -> None:
+    report = grade(lab_namespace(exercise_2=WRONG["executor lets a ToolError out"][1]))
+    again = SelftestReport.from_dict(json.loads(json.dumps(report.to_dict())))
+    assert again == report and str(again) == str(report)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        {},
+        {"checks": "7/7"},
+        {"checks": [{"number": 1, "name": "registry", "ok": "yes", "line": "x"}]},
+        {"checks": [{"number": 1, "ok": True, "line": "x"}]},
+    ],
+)
+def test_a_report_of_another_shape_is_refused_with_what_is_wrong(data: object) -> None:
+    with pytest.raises(ValueError, match="self-test report"):
+        SelftestReport.from_dict(data)  # type: ignore[arg-type]
+
+
+def test_checks_carry_their_name() -> None:
+    check = Check(3, "fragment merging", False, "fragment merging: drain raised KeyError: 0")
+    assert SelftestReport([check]).failures() == ["x 3. fragment merging: drain raised KeyError: 0"]
+
+
+def test_watching_for_the_package_leaves_no_profiler_behind() -> None:
+    before = sys.getprofile()
+    grade(lab_namespace(exercise_2=WRONG["executor delegates to the package's execute_call"][1]))
+    grade(lab_namespace(exercise_2=WRONG["executor lets any other exception out"][1]))
+    assert sys.getprofile() is before
+
+
+def test_a_wrapper_around_the_package_accumulator_is_refused() -> None:
+    source = "from course_agent import ToolCallAccumulator as _Package\n\n\n" + (
+        "class ToolCallAccumulator(_Package):\n    pass\n"
+    )
+    check = grade(lab_namespace(exercise_1=source)).checks[2]
+    assert not check.ok and "package's" in check.line
+
+
+def test_a_wrapper_around_the_package_truncation_is_refused() -> None:
+    source = (
+        "from course_agent import truncate_result as _package\n\n\n"
+        "def truncate_result(result):\n    return _package(result)\n"
+    )
+    check = grade(lab_namespace(exercise_3=source)).checks[4]
+    assert not check.ok and "package's" in check.line
+
+
+# -- what the self-test deliberately does not ask ------------------------------------------------
+
+
+def mistral_parallel_call() -> list[ToolCallDelta]:
+    """Two whole calls from a gateway that sends no index (as the recorded Mistral stream does)."""
+    return [
+        ToolCallDelta(None, "gSIMJiOkT", "glob", '{"pattern":"**/*.js"}'),
+        ToolCallDelta(None, "hTJNKjPlU", "grep", '{"pattern":"divide"}'),
+    ]
+
+
+def drain(accumulator: type, deltas: list[ToolCallDelta]) -> list[Any]:
+    merger = accumulator()
+    for delta in deltas:
+        merger.push(delta)
+    return merger.drain()
+
+
+def test_a_missing_index_is_beyond_the_lab_so_the_self_test_does_not_ask_for_it() -> None:
+    # The package keeps the two calls apart; the wrong answer merges them, and so does the lab's
+    # own solution, which the lab tells to expect an index on every fragment. When exercise 1
+    # asks for a missing index, this test fails and the self-test can add the case.
+    ((_, source),) = BEYOND_THE_LAB.values()
+    wrong, solution = lab_namespace(exercise_1=source), lab_namespace()
+    package = drain(ToolCallAccumulator, mistral_parallel_call())
+    assert [c.id for c in package] == ["gSIMJiOkT", "hTJNKjPlU"]
+    assert len(drain(wrong["ToolCallAccumulator"], mistral_parallel_call())) == 1
+    assert len(drain(solution["ToolCallAccumulator"], mistral_parallel_call())) == 1
+    assert grade(wrong).passed == 7
