@@ -1,8 +1,8 @@
 """The lab's seven checks, each one line with its figure; the three exercises are pluggable.
 
 Pass a student's accumulator, call executor and truncation to grade them; by default the package's
-own. Checks 3-5 run generated cases (selftest_cases.py) judged in selftest_checks.py. Deliberately
-not handled: partial credit inside a check (each passes or fails whole).
+own. Checks 3-5 run seeded generated cases, one module per exercise (selftest_merging,
+selftest_feedback, selftest_truncation). Deliberately not handled: partial credit inside a check.
 """
 
 from __future__ import annotations
@@ -21,13 +21,16 @@ from .protocol import AgentStopped, ToolCall, ToolContext, ToolDef, ToolFinished
 from .providers.scripted import ScriptedModel
 from .registry import ToolRegistry, default_registry, execute_call
 from .sandbox import BIG_FILE, QUESTION, build_sandbox
-from .selftest_cases import SEED
-from .selftest_checks import check_feedback, check_merging, check_truncation, expect, shown
+from .selftest_feedback import check_feedback
+from .selftest_judge import expect, shown
+from .selftest_merging import check_merging
+from .selftest_truncation import check_truncation
 from .truncate import truncate_result
 
 __all__ = ["Check", "SelftestReport", "run_selftest"]
 
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
+SEED = 2026  # draws the generated cases: the same seed, the same report on every run and machine
 NAMES = [
     "registry",
     "path boundary",

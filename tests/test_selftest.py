@@ -50,6 +50,7 @@ MESSAGES: dict[str, list[str]] = {
     "executor treats empty arguments as invalid JSON": ["empty arguments", "{}"],
     "executor's JSON error does not say where it broke": ["cut short", "where it broke"],
     "executor unpacks the arguments with **": ["not an object", "TypeError"],
+    "executor looks tools up in default_registry(), not in its tools": ["call echo", "must run"],
     "executor delegates to default_registry().execute": ["package's", "write your own"],
     "executor delegates to the package's execute_call": ["package's", "write your own"],
     "truncation hard-codes '12000 of 20000'": ["8001-char", "the note", "1 of 8001"],

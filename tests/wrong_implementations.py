@@ -267,6 +267,9 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
         ("    if not isinstance(parsed, dict):\n", "    if False:\n"),
         ("tool.args.model_validate(parsed)", "tool.args(**parsed)"),
     ),
+    "executor looks tools up in default_registry(), not in its tools": _edit(
+        2, ("tool = tools.get(call.name)", "tool = default_registry().tools.get(call.name)")
+    ),
     "executor delegates to default_registry().execute": (
         2,
         """

@@ -1,0 +1,78 @@
+"""How a self-test check fails: one line a student can act on; no borrowing the package's answer.
+
+Shared by the three exercise checks (selftest_merging, selftest_feedback, selftest_truncation).
+Deliberately not handled: code that patches the package at run time (only its calls are seen).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["CheckFailed", "Watch", "expect", "first_of", "raised", "shown"]
+
+
+class CheckFailed(Exception):
+    """A check's expectation did not hold (raised explicitly: `assert` vanishes under -O)."""
+
+
+def expect(condition: object, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+def shown(value: object, limit: int = 48) -> str:
+    """A value as a student can read it in one line: its repr, cut in the middle if long."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 12]}...{text[-9:]}"
+
+
+class Watch:
+    """Runs a student's function and notes whether it runs the package's own answer instead,
+    say through a wrapper or a subclass; `verdict` then fails the check.
+
+    The package itself (the default, or an import the grader refuses) is not watched; nor is any
+    call while another profiler (cProfile, say) holds the hook.
+    """
+
+    def __init__(self, student: object, package: object, *functions: Callable[..., Any]) -> None:
+        self.student, self.active = student, student is not package
+        # code object -> its name: a frame running one of them is the package's answer at work
+        self.codes = {f.__code__: f"{f.__module__}.{f.__qualname__}" for f in functions}
+        self.entered: list[str] = []
+
+    def __call__(self, function: Callable[..., Any], *args: Any) -> Any:
+        if not self.active or sys.getprofile() is not None:
+            return function(*args)
+        sys.setprofile(self._profile)
+        try:
+            return function(*args)
+        finally:
+            sys.setprofile(None)
+
+    def _profile(self, frame: Any, event: str, arg: object) -> None:
+        if event == "call" and frame.f_code in self.codes:
+            self.entered.append(self.codes[frame.f_code])
+
+    def verdict(self) -> None:
+        if self.entered:
+            own = getattr(self.student, "__name__", "yours")
+            raise CheckFailed(f"{own} runs the package's own {self.entered[0]}: write your own")
+
+
+def first_of(failures: list[str], total: int, what: str) -> None:
+    """Fail with the first failure, and how many more there were: one line, the first to fix."""
+    if failures:
+        more = f" (and {len(failures) - 1} more of {total} {what})" if len(failures) > 1 else ""
+        raise CheckFailed(failures[0] + more)
+
+
+def raised(exc: Exception, where: str) -> str:
+    """What to say about an exception from a student's code, in one line.
+
+    NotImplementedError, the lab's stub, is raised on instead: its own message says what to do.
+    """
+    if isinstance(exc, NotImplementedError):
+        raise exc
+    return f"{where} raised {type(exc).__name__}: {shown(str(exc), 60)[1:-1]}"

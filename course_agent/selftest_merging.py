@@ -1,0 +1,236 @@
+"""Check 3: a student's accumulator merges generated fragment streams into the right calls.
+
+Streams start at index 0, 1 or 7, skip numbers, interleave, and send ids and names once, in every
+fragment or blanked. Deliberately not handled: fragments without an index (the lab promises one).
+"""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import json
+import random
+import string
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .accumulator import ToolCallAccumulator
+from .protocol import ToolCall, ToolCallDelta
+from .selftest_judge import Watch, first_of, raised, shown
+
+__all__ = ["MergeCase", "check_merging", "merge_cases"]
+
+# The package's answer to exercise 1: a student's accumulator must not run it.
+PACKAGE_ANSWER = [f for f in vars(ToolCallAccumulator).values() if inspect.isfunction(f)]
+
+# The course's parallel call through a Claude gateway: indexes from 1, heads out of order.
+COURSE_STREAM = (
+    ToolCallDelta(2, "call_b", "grep", ""),
+    ToolCallDelta(1, "call_a", "glob", ""),
+    ToolCallDelta(1, None, None, '{"pat'),
+    ToolCallDelta(2, None, None, '{"pattern":"di'),
+    ToolCallDelta(1, "", "", 'tern":"**/'),
+    ToolCallDelta(2, None, None, 'vide\\\\("}'),
+    ToolCallDelta(1, None, None, '*.js"}'),
+)
+
+# Arguments with something to cut inside: escaped quotes, backslashes, \u escapes, nothing at all.
+ARGUMENTS = [
+    ("glob", {"pattern": "src/**/*.{js,ts}"}),
+    ("grep", {"pattern": "divide\\(", "glob": "**/*.js"}),
+    ("grep", {"pattern": 'say "hi"\t', "limit": 5}),
+    ("read_file", {"path": "docs/naïve café.md", "offset": 5}),
+    ("read_file", {"path": "src/calc.js", "limit": 4}),
+    ("glob", None),  # a call without arguments may stream none at all
+]
+
+# How id and name travel after the head: once, in every fragment, or as "" (Qwen, GLM).
+HEADS = {
+    "once": "ids and names sent once",
+    "repeated": "ids and names repeated in every fragment",
+    "blanked": "later fragments with empty ids and names",
+    "whole": "each call whole in one fragment",
+    "no id": "a call that never gets an id",
+}
+# (indexes, how heads travel, arrival): every start (0, 1, 7), gaps, interleaving.
+STREAMS = [
+    ((0, 1), "once", "interleaved"),
+    ((1, 2), "repeated", "heads out of order"),
+    ((7, 9, 12), "blanked", "heads out of order"),
+    ((0, 2, 3), "repeated", "interleaved"),
+    ((1,), "whole", "in order"),
+    ((0, 1, 2), "no id", "interleaved"),
+    ((7, 8), "once", "in order"),
+    ((3, 5), "whole", "heads out of order"),
+    ((1, 2, 3), "blanked", "interleaved"),
+    ((0, 10), "repeated", "heads out of order"),
+]
+
+
+@dataclass(frozen=True)
+class MergeCase:
+    label: str  # "stream 3 (indexes 7, 9, 12; ...)": what a student reads in a failure
+    heads: str  # a key of HEADS, for the explanation of a wrong id or name
+    deltas: tuple[ToolCallDelta, ...]
+    want: tuple[ToolCall, ...]  # in index order
+
+
+def _call_id(rng: random.Random) -> str:
+    tail = "".join(rng.choices(string.ascii_letters + string.digits, k=rng.randint(4, 9)))
+    return rng.choice(["call_", "toolu_", ""]) + tail
+
+
+def _cut(rng: random.Random, text: str) -> list[str]:
+    """`text` in pieces, cut at random points and right after a backslash (inside an escape)."""
+    if len(text) < 2:
+        return [text] if text else []
+    cuts = set(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 6))))
+    cuts |= {i + 1 for i, char in enumerate(text[:-1]) if char == "\\"}
+    bounds = [0, *sorted(cuts), len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def _fragments(rng: random.Random, index: int, call: ToolCall, heads: str) -> list[ToolCallDelta]:
+    pieces = [call.args] if heads == "whole" else _cut(rng, call.args)
+    head_id = None if heads == "no id" else call.id
+    # The head carries no arguments, "", or the first piece, as gateways variously do.
+    first = pieces.pop(0) if pieces and (heads == "whole" or rng.random() < 0.4) else None
+    deltas = [ToolCallDelta(index, head_id, call.name, first or rng.choice([None, ""]))]
+    later = {"repeated": (call.id, call.name), "blanked": ("", "")}.get(heads, (None, None))
+    deltas += [ToolCallDelta(index, *later, piece) for piece in pieces]
+    return deltas
+
+
+def _arrive(rng: random.Random, calls: list[list[ToolCallDelta]], order: str) -> list:
+    """The fragments as they arrive: each call's own in order, calls interleaved or not."""
+    if order == "in order":
+        return [delta for fragments in calls for delta in fragments]
+    queues = [list(fragments) for fragments in calls]
+    arrived = []
+    if order == "heads out of order":
+        arrived = [queue.pop(0) for queue in reversed(queues)]
+    while any(queues):
+        arrived.append(rng.choice([queue for queue in queues if queue]).pop(0))
+    return arrived
+
+
+def merge_cases(rng: random.Random) -> list[MergeCase]:
+    """The course's stream first, then one stream per line of STREAMS."""
+    want = (
+        ToolCall("call_a", "glob", '{"pattern":"**/*.js"}'),
+        ToolCall("call_b", "grep", '{"pattern":"divide\\\\("}'),
+    )
+    label = "the course's parallel call (indexes 1, 2; heads out of order; an empty id later)"
+    cases = [MergeCase(label, "blanked", COURSE_STREAM, want)]
+    for number, (indexes, heads, order) in enumerate(STREAMS, 1):
+        calls, fragments = [], []
+        chosen = rng.sample(ARGUMENTS, len(indexes))
+        for n, (index, (name, args)) in enumerate(zip(indexes, chosen, strict=True)):
+            # In the "no id" stream only the second call goes without: drain names it call_<index>.
+            mode = "once" if heads == "no id" and n != 1 else heads
+            call_id = f"call_{index}" if mode == "no id" else _call_id(rng)
+            text = "" if args is None else json.dumps(args, separators=(",", ":"))
+            calls.append(ToolCall(call_id, name, text))
+            fragments.append(_fragments(rng, index, calls[-1], mode))
+        shown = ", ".join(map(str, indexes))
+        label = f"stream {number} (indexes {shown}; {HEADS[heads]}; {order})"
+        cases.append(MergeCase(label, heads, tuple(_arrive(rng, fragments, order)), tuple(calls)))
+    return cases
+
+
+def _drained(watch: Watch, accumulator: Callable[[], Any], case: MergeCase) -> list[Any] | str:
+    where = "ToolCallAccumulator()"
+    try:
+        merger = watch(accumulator)
+        where = "push"
+        for delta in case.deltas:
+            watch(merger.push, delta)
+        where = "drain"
+        return list(watch(merger.drain))
+    except Exception as exc:
+        said = raised(exc, where)
+        if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
+            return f"{said}; parse nothing: a fragment is not JSON until its call is joined"
+        if isinstance(exc, IndexError | KeyError):
+            return f"{said}; the index is a label, not a position: key a dict by it"
+        return said
+
+
+def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
+    got = _drained(watch, watch.student, case)
+    if isinstance(got, str):
+        return got
+    if not all(hasattr(c, "id") and hasattr(c, "name") and hasattr(c, "args") for c in got):
+        return f"drain returned {shown(got)}: return a list of ToolCall(id, name, args)"
+    mine = [(c.id, c.name, c.args) for c in got]
+    want = [(c.id, c.name, c.args) for c in case.want]
+    if mine == want:
+        return ""
+    ids, want_ids = [c[0] for c in mine], [c[0] for c in want]
+    indexes = sorted({d.index for d in case.deltas})
+    if len(mine) != len(want):
+        stale = [i for i in ids if i in seen and i not in want_ids]
+        if stale:
+            return (
+                f"a new ToolCallAccumulator() still held {shown(stale)} from an earlier stream: "
+                "create its state in __init__, not on the class"
+            )
+        return (
+            f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}, one per index "
+            f"({', '.join(map(str, indexes))}): the index is a label, not a position"
+        )
+    if ids != want_ids and sorted(map(repr, ids)) == sorted(map(repr, want_ids)):
+        return f"you drained {shown(ids)}, expected index order {shown(want_ids)}: sort by index"
+    for index, (got_id, name, args), (want_id, want_name, want_args) in zip(
+        indexes, mine, want, strict=True
+    ):
+        for what, value, right in [("id", got_id, want_id), ("name", name, want_name)]:
+            if value != right:
+                return _explain_head(case, index, what, value, right)
+        if args != want_args:
+            head = next(d.args_delta or "" for d in case.deltas if d.index == index)
+            if head and args == want_args[len(head) :]:
+                return (
+                    f"call {want_id!r} lost the arguments sent with the head ({shown(head)}): "
+                    "append the head's args_delta too"
+                )
+            if args and want_args.endswith(args):
+                return (
+                    f"call {want_id!r} has arguments {shown(args)}, only the end of "
+                    f"{shown(want_args)}: append args_delta, don't overwrite"
+                )
+            return f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}"
+    return ""  # unreachable: the lists differ, so some field does
+
+
+def _explain_head(case: MergeCase, index: int, what: str, value: object, right: str) -> str:
+    if isinstance(value, str) and right and value == right * (len(value) // len(right)):
+        return (
+            f"repeated {what} {right!r} in every fragment: you built {shown(value)}; "
+            f"write the {what}, don't append it"
+        )
+    if case.heads == "blanked" and value in ("", None, f"call_{index}"):
+        return (
+            f"an empty {what} in a later fragment wiped {right!r}: "
+            f"write the {what} only when it is non-empty"
+        )
+    if what == "id" and right == f"call_{index}":
+        return f"the call at index {index} never got an id: expected {right!r}, got {shown(value)}"
+    return f"the call at index {index} has {what} {shown(value)}, expected {right!r}"
+
+
+def check_merging(accumulator: Callable[[], Any], rng: random.Random) -> str:
+    cases = merge_cases(rng)
+    failures, seen = [], set()
+    watch = Watch(accumulator, ToolCallAccumulator, *PACKAGE_ANSWER)
+    for case in cases:
+        if problem := _merge_problem(watch, case, seen):
+            failures.append(f"{case.label}: {problem}")
+        seen |= {call.id for call in case.want}
+    watch.verdict()
+    first_of(failures, len(cases), "streams")
+    return (
+        f"{len(cases)} streams merge in index order: indexes from 0, 1, 7 with gaps, interleaved; "
+        "ids once, repeated, blanked"
+    )
