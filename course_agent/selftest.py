@@ -44,6 +44,8 @@ NAMES = [
 
 @dataclass(frozen=True)
 class Check:
+    """One of the seven checks: passed with its figure, or failed with one line saying why."""
+
     number: int
     name: str  # one of NAMES
     ok: bool
@@ -52,6 +54,8 @@ class Check:
 
 @dataclass(frozen=True)
 class SelftestReport:
+    """The seven checks in order; `to_dict`/`from_dict` carry it between processes as JSON."""
+
     checks: list[Check]
     seed: int = SEED  # the generated cases' seed: the same seed gives the same report
 
@@ -83,12 +87,13 @@ class SelftestReport:
         types = {"number": int, "name": str, "ok": bool, "line": str}
         for item in checks:
             if not (isinstance(item, Mapping) and set(item) == set(types)) or not all(
-                isinstance(item[key], kind) for key, kind in types.items()
+                type(item[key]) is kind
+                for key, kind in types.items()  # True is no number
             ):
                 wanted = ", ".join(f"{key} ({kind.__name__})" for key, kind in types.items())
                 raise ValueError(f"not a self-test report: a check has {wanted}, not {shown(item)}")
         seed = data.get("seed", SEED)
-        if not isinstance(seed, int):
+        if type(seed) is not int:
             raise ValueError(f"not a self-test report: seed {shown(seed)} is not a number")
         return cls([Check(**item) for item in checks], seed)
 
