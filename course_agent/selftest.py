@@ -158,13 +158,16 @@ def _check_loop(accumulator: Callable, run_call: RunCall, truncate: Callable, ct
     finished = [e for e in events if isinstance(e, ToolFinished)]
     order = [e.call.name for e in finished]
     stopped = events[-1]
-    failed = [f"{e.call.name}: {shown(e.result.content)}" for e in finished if not e.result.ok]
-    expect(not failed, f"calls failed instead of answering: {shown(failed, 150)}")
     expect(
         isinstance(stopped, AgentStopped) and stopped.reason != "error",
         f"the loop stopped: {shown(getattr(stopped, 'message', stopped), 150)[1:-1]}",
     )
-    expect(order == ["glob", "grep", "read_file"], f"calls ran in order {shown(order, 80)}")
+    expect(
+        order == ["glob", "grep", "read_file"],
+        f"calls ran in order {shown(order, 80)}, expected glob, grep, read_file",
+    )
+    failed = [f"{e.call.name}: {shown(e.result.content)}" for e in finished if not e.result.ok]
+    expect(not failed, f"calls failed instead of answering: {shown(failed, 150)}")
     expect(stopped.reason == "done", f"ended: {stopped}")
     expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
     expect((problem := check_transcript(messages)) is None, problem)
