@@ -99,7 +99,8 @@ def bad_calls(rng: random.Random, probes: Probes) -> Iterator[BadCall]:
     yield BadCall(f"arguments cut short {cut!r}", ToolCall("c5", "echo", cut), (where,))
     other = rng.choice(['["hello"]', '"hello"', "42"])
     call = ToolCall("c6", "echo", other)
-    yield BadCall(f"arguments not an object {other}", call, (("object", "dict"),))
+    kind = type(json.loads(other)).__name__  # saying what came instead is specific enough too
+    yield BadCall(f"arguments not an object {other}", call, (("object", "dict", kind),))
     yield BadCall("missing phrase", ToolCall("c7", "echo", '{"repeats": 2}'), ("phrase",))
     many = rng.choice(['"many"', '"twice"', "[2]"])
     call = ToolCall("c8", "echo", f'{{"phrase": "hi", "repeats": {many}}}')

@@ -133,8 +133,8 @@ def merge_cases(rng: random.Random) -> list[MergeCase]:
             text = "" if args is None else json.dumps(args, separators=(",", ":"))
             calls.append(ToolCall(call_id, name, text))
             fragments.append(_fragments(rng, index, calls[-1], mode))
-        shown = ", ".join(map(str, indexes))
-        label = f"stream {number} (indexes {shown}; {HEADS[heads]}; {order})"
+        listed = ", ".join(map(str, indexes))
+        label = f"stream {number} (indexes {listed}; {HEADS[heads]}; {order})"
         cases.append(MergeCase(label, heads, tuple(_arrive(rng, fragments, order)), tuple(calls)))
     return cases
 
