@@ -111,16 +111,20 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
 
 
+def _lazy_magics_listed() -> bool:
+    """Whether this IPython lists a lazy magic (and shows its `?` help) before its first use."""
+    from IPython.core import magic
+
+    return hasattr(magic, "LazyMagic")
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """`%load_ext course_agent`: declare %%agent and friends. What implements them (with httpx
     and pydantic behind it) is imported when one is first used, by IPython's lazy magics.
 
-    An IPython too old for lazy magic placeholders (no `%%agent?` before the first use) gets them
-    registered at once instead.
+    An older IPython, whose lazy magics stay unlisted until used, gets them registered at once.
     """
-    from IPython.core import magic
-
-    if not hasattr(magic, "LazyMagic"):
+    if not _lazy_magics_listed():
         from .notebook.magics import register
 
         register(ipython)
