@@ -1,8 +1,9 @@
 """The trees the tools are measured on: a large real one, and a folder holding one 1 GB file.
 
 The real tree is the standard library plus this environment's site-packages, hard-linked under one
-temporary root (a tool has one working directory) without copying a byte. Deliberately not
-handled: keeping anything between runs; every run builds and removes its own.
+temporary root (a tool has one working directory) without copying a byte, with `node_modules`,
+`.git` and `dist` folders planted in it, so that skipping them is part of what is measured.
+Deliberately not handled: keeping anything between runs; every run builds and removes its own.
 """
 
 from __future__ import annotations
@@ -15,11 +16,28 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["GIB", "BigFile", "Tree", "build_tree", "make_big_file", "scratch_dir", "source_trees"]
+__all__ = [
+    "GIB",
+    "PLANTED",
+    "BigFile",
+    "Tree",
+    "build_tree",
+    "make_big_file",
+    "scratch_dir",
+    "source_trees",
+]
 
 GIB = 1 << 30
 # One 64-byte line, repeated: ordinary text, so nothing calls it binary and every line is short.
 _LINE = b"2026-09-07 12:00:00 INFO  worker-3 request served in 12 ms ok\n"
+# Folders every tool skips, planted where a project has them (at the top, and deeper down):
+# where in the tree -> the stdlib folder hard-linked there. Python source, so a search that
+# failed to skip them would find matches in them and be seen to.
+PLANTED = {
+    "node_modules": "test",  # the largest: about 3,800 files
+    "stdlib/json/.git": "encodings",
+    "stdlib/email/dist": "lib2to3",
+}
 
 
 @dataclass(frozen=True)
@@ -29,6 +47,7 @@ class Tree:
     size: int  # bytes
     sources: dict[str, Path]  # folder name under root -> the tree it mirrors
     copied: int  # files copied because a hard link was refused (another filesystem)
+    planted: int  # files in the skipped folders of PLANTED, counted in `files`
     seconds: float  # to build it
 
 
@@ -69,12 +88,18 @@ def build_tree(scratch: Path) -> Tree:
 
     for name, source in sources.items():
         shutil.copytree(source, root / name, symlinks=True, copy_function=link_or_copy)
+    planted = 0
+    for where, folder in PLANTED.items():
+        source = sources["stdlib"] / folder
+        if source.is_dir():  # some builds leave the test suite out
+            shutil.copytree(source, root / where, symlinks=True, copy_function=link_or_copy)
+            planted += sum(len(names) for _, _, names in os.walk(root / where))
     seconds = time.perf_counter() - start
     files = size = 0
     for directory, _, names in os.walk(root):
         files += len(names)
         size += sum(os.lstat(os.path.join(directory, name)).st_size for name in names)
-    return Tree(root, files, size, sources, copied, seconds)
+    return Tree(root, files, size, sources, copied, planted, seconds)
 
 
 def make_big_file(folder: Path, size: int = GIB, one_line: bool = False) -> BigFile:

@@ -1,14 +1,16 @@
 """How every figure is taken: a median of repeated runs, and a process's peak resident memory.
 
-A timing is one warm-up run, then `repeat` timed runs, kept as median and spread (min-max). A
-command's output is drained through a pipe, as a tool's output is. Deliberately not handled: CPU
-pinning, outlier rejection, statistics beyond min/median/max.
+A timing is one warm-up run, then `repeat` timed runs, kept as median and spread (min-max), in wall
+time and in CPU time (user + sys of this process and of the children it waited for: rg's threads
+count in full). A command's output is drained through a pipe, as a tool's output is. Deliberately
+not handled: CPU pinning, outlier rejection, statistics beyond min/median/max.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -22,7 +24,9 @@ from pathlib import Path
 __all__ = [
     "PROBE",
     "Sample",
+    "Timing",
     "command_peak_mb",
+    "cpu_seconds",
     "gnu_time",
     "peak_of_command",
     "probe",
@@ -64,30 +68,49 @@ class Sample:
         return f"{median} {self.unit}" + ("" if low == high else f" ({low}-{high})")
 
 
-def time_calls(call: Callable[[], object], repeat: int, warmup: int = 1) -> Sample:
+@dataclass(frozen=True)
+class Timing:
+    """Wall time and CPU time of the same runs. CPU above wall means threads (rg runs two)."""
+
+    wall: Sample
+    cpu: Sample
+
+
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of every child it has waited for.
+
+    getrusage, not os.times: os.times counts in clock ticks (10 ms), coarser than many calls."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _timed(call: Callable[[], object]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), cpu_seconds()
+    call()
+    return time.perf_counter() - wall, cpu_seconds() - cpu
+
+
+def _timing(runs: Sequence[tuple[float, float]]) -> Timing:
+    return Timing(Sample.of([w for w, _ in runs], "s"), Sample.of([c for _, c in runs], "s"))
+
+
+def time_calls(call: Callable[[], object], repeat: int, warmup: int = 1) -> Timing:
     """Seconds per call of `call`, run in this process: `warmup` untimed runs first."""
     for _ in range(warmup):
         call()
-    seconds = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        seconds.append(time.perf_counter() - start)
-    return Sample.of(seconds, "s")
+    return _timing([_timed(call) for _ in range(repeat)])
 
 
-def time_together(calls: Sequence[Callable[[], object]], repeat: int) -> list[Sample]:
+def time_together(calls: Sequence[Callable[[], object]], repeat: int) -> list[Timing]:
     """Seconds per call of each of `calls`, taken in turns (a b c a b c ...), so a burst of
     load from elsewhere on the machine falls on all of them alike. One warm-up round first."""
     for call in calls:
         call()
-    seconds: list[list[float]] = [[] for _ in calls]
+    runs: list[list[tuple[float, float]]] = [[] for _ in calls]
     for _ in range(repeat):
-        for call, times in zip(calls, seconds, strict=True):
-            start = time.perf_counter()
-            call()
-            times.append(time.perf_counter() - start)
-    return [Sample.of(times, "s") for times in seconds]
+        for call, taken in zip(calls, runs, strict=True):
+            taken.append(_timed(call))
+    return [_timing(taken) for taken in runs]
 
 
 def run_command(command: Sequence[str], cwd: Path | None = None, *, check: bool = True) -> bytes:
@@ -103,8 +126,8 @@ def run_command(command: Sequence[str], cwd: Path | None = None, *, check: bool 
     return done.stdout
 
 
-def time_command(command: Sequence[str], repeat: int, cwd: Path | None = None) -> Sample:
-    """Wall-clock seconds of a fresh `command` process, its output drained."""
+def time_command(command: Sequence[str], repeat: int, cwd: Path | None = None) -> Timing:
+    """Wall and CPU seconds of a fresh `command` process, its output drained."""
     return time_calls(lambda: run_command(command, cwd), repeat)
 
 
@@ -144,11 +167,11 @@ def peak_of_command(command: Sequence[str], repeat: int, cwd: Path | None = None
 def probe_samples(repeat: int, *args: str) -> dict[str, Sample]:
     """probe.py's figures over `repeat` fresh processes, after one warm-up, by name."""
     runs = [probe(*args) for _ in range(repeat + 1)][1:]
-    units = {"seconds": "s"}
-    return {
-        key: Sample.of([run[key] for run in runs], units.get(key, "MB" if "_mb" in key else ""))
-        for key in runs[0]
-    }
+
+    def unit(key: str) -> str:
+        return "s" if key.endswith("seconds") else "MB" if key.endswith("_mb") else ""
+
+    return {key: Sample.of([run[key] for run in runs], unit(key)) for key in runs[0]}
 
 
 def probe(*args: str) -> dict[str, float]:

@@ -1,8 +1,9 @@
 """Run one measured action in this fresh process and print its figures as one JSON line.
 
 measure.probe starts it: `python probe.py read_file ROOT PATH OFFSET`, `grep ROOT PATTERN` or
-`load_ext NAME`. Deliberately not handled: anything but Linux's /proc for memory (elsewhere the
-peak comes from getrusage, which counts a little more).
+`load_ext NAME`. Times are wall and CPU (user + sys, rg's included). Deliberately not handled:
+anything but Linux's /proc for memory (elsewhere the peak comes from getrusage, which counts a
+little more).
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ def _children_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
+def _cpu_seconds() -> float:
+    """As measure.cpu_seconds: this process's CPU and its waited-for children's."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def _run_tool(name: str, root: str, arguments: dict[str, object]) -> dict[str, float]:
     from course_agent.protocol import ToolContext
     from course_agent.tools import GREP_TOOL, READ_FILE_TOOL
@@ -45,16 +52,18 @@ def _run_tool(name: str, root: str, arguments: dict[str, object]) -> dict[str, f
     tool = {"grep": GREP_TOOL, "read_file": READ_FILE_TOOL}[name]
     args, context = tool.args.model_validate(arguments), ToolContext(Path(root))
     before = peak_mb()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     result = tool.run(args, context)
     seconds = time.perf_counter() - start
     return {
         "seconds": seconds,
+        "cpu_seconds": _cpu_seconds() - cpu,
         "peak_mb": peak_mb(),
         "before_mb": before,
         "children_mb": _children_peak_mb(),
         "matches": result.meta.get("matches", 0),
         "big_files_left": float(result.meta.get("big_files_left", False)),
+        "stopped": float(bool(result.meta.get("stopped", False))),  # at the time budget
     }
 
 
@@ -62,9 +71,14 @@ def _load_ext(name: str) -> dict[str, float]:
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()  # the kernel exists before anyone types %load_ext
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu_seconds()
     shell.run_line_magic("load_ext", name)
-    return {"seconds": time.perf_counter() - start, "peak_mb": peak_mb()}
+    figures = {"seconds": time.perf_counter() - start, "cpu_seconds": _cpu_seconds() - cpu}
+    if name == "course_agent":  # what the first use of a magic then costs: the imports moved there
+        start = time.perf_counter()
+        shell.find_line_magic("agent_tools")
+        figures["first_use_seconds"] = time.perf_counter() - start
+    return {**figures, "peak_mb": peak_mb()}
 
 
 def main(argv: list[str]) -> dict[str, float]:

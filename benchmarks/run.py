@@ -2,7 +2,8 @@
 
 Run by hand, never by pytest: `.venv/bin/python benchmarks/run.py [--quick] [--only NAME ...]`.
 Everything it builds (a hard-linked tree, 1 GB files) lives in one temporary folder, removed at
-the end. Deliberately not handled: storing results, or failing on a missed target.
+the end. It exits 1 when a figure is INVALID (its call stopped at a budget). Deliberately not
+handled: storing results, or failing on a missed target.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from big_file import grep_memory_rows, read_file_rows, read_one_line_rows
-from corpus import build_tree, make_big_file, scratch_dir
+from corpus import PLANTED, build_tree, make_big_file, scratch_dir
 from measure import gnu_time
 from report import Row, format_table
 from search import glob_rows, grep_rows
@@ -93,7 +94,8 @@ def main(argv: list[str]) -> int:
             copied = f", {tree.copied:,} copied" if tree.copied else ""
             print(
                 f"tree: {tree.files:,} files, {tree.size / 1e9:.2f} GB, hard-linked from "
-                f"{sources} in {tree.seconds:.1f} s{copied}",
+                f"{sources} in {tree.seconds:.1f} s{copied}; {tree.planted:,} of them in "
+                f"planted {', '.join(PLANTED)}, which every tool and peer skips",
                 flush=True,
             )
             suite("grep", lambda: grep_rows(tree, args.repeat, notes))
@@ -119,6 +121,15 @@ def main(argv: list[str]) -> int:
     print()
     print("\n".join(f"- {note}" for note in notes))
     print(f"\n{Path(__file__).name} took {time.perf_counter() - started:.0f} s; removed {scratch}")
+    invalid = [row for row in rows if row.invalid]
+    if invalid:
+        print(
+            f"\n!! {len(invalid)} figure(s) INVALID: a call stopped at a budget, so it did less",
+            file=sys.stderr,
+        )
+        for row in invalid:
+            print(f"!! {row.figure} against {row.peer}: {row.invalid}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "MESSAGES",
     "client_rows",
     "merge_course_text",
+    "merge_list_append",
     "merge_ours",
     "merge_rows",
     "openai_docs_loop",
@@ -128,7 +129,7 @@ def client_rows(repeat: int, notes: list[str]) -> list[Row]:
         f"{len(stream.calls)} interleaved calls from index 1; both assemble the same result"
     )
     figure = f"client: {stream.chunks:,}-chunk stream + merge"
-    return [Row(figure, mine, "openai-python, docs loop", docs, at_most=0.7)]
+    return [Row.timed(figure, mine, "openai-python, docs loop", docs, at_most=0.7)]
 
 
 def merge_course_text(deltas: list[ToolCallDelta]) -> str:
@@ -139,6 +140,16 @@ def merge_course_text(deltas: list[ToolCallDelta]) -> str:
         if delta.args_delta:
             slot["args"] += delta.args_delta
     return by_index[1]["args"]
+
+
+def merge_list_append(deltas: list[ToolCallDelta]) -> str:
+    """The plain linear way: each call's fragments appended to a list, joined once at the end."""
+    by_index: dict[int, list[str]] = {}
+    for delta in deltas:
+        parts = by_index.setdefault(delta.index or 0, [])
+        if delta.args_delta:
+            parts.append(delta.args_delta)
+    return "".join(by_index[1])
 
 
 def merge_ours(deltas: list[ToolCallDelta]) -> str:
@@ -152,13 +163,21 @@ def merge_rows(repeat: int, notes: list[str]) -> list[Row]:
     """Merging alone, for one long argument string in 4-character fragments."""
     head = ToolCallDelta(1, "call_1", "write_file", "")
     deltas = [head] + [ToolCallDelta(1, None, None, "abcd")] * (LONG_ARGUMENTS // 4)
-    if merge_ours(deltas) != merge_course_text(deltas):
-        raise RuntimeError("the two merges disagree")
-    mine, theirs = time_together(
-        [lambda: merge_ours(deltas), lambda: merge_course_text(deltas)], repeat
+    if not merge_ours(deltas) == merge_course_text(deltas) == merge_list_append(deltas):
+        raise RuntimeError("the three merges disagree")
+    mine, course, appended = time_together(
+        [
+            lambda: merge_ours(deltas),
+            lambda: merge_course_text(deltas),
+            lambda: merge_list_append(deltas),
+        ],
+        repeat,
     )
     notes.append(
         f"merge: {len(deltas):,} fragments of one call, {LONG_ARGUMENTS // 1024} KB of arguments"
     )
     figure = f"accumulator: {LONG_ARGUMENTS // 1024} KB arguments, 4-char fragments"
-    return [Row(figure, mine, 'the course text: `slot["args"] +=`', theirs)]
+    return [
+        Row.timed(figure, mine, 'the course text: `slot["args"] +=` (quadratic)', course),
+        Row.timed(figure, mine, "`list.append`, then one `join`", appended),
+    ]

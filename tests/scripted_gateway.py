@@ -1,8 +1,8 @@
 """The offline scripted model served over the loopback gateway, so the real clients can talk to it.
 
-It answers what each request's transcript calls for, in the OpenAI or the Anthropic wire format,
-and a fault can be planted in place of any numbered request. Deliberately not handled: the
-bad-arguments script (INJECT) and any question but the course's.
+It answers what each request's transcript calls for, in the OpenAI or the Anthropic wire format
+(usage included when an OpenAI request asks for it), and a fault can be planted in place of any
+numbered request. Deliberately not handled: any question but the course's.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from gateway import Gateway, Received, Reply, sse_reply
 
-from course_agent.providers.scripted import ScriptedModel
+from course_agent.providers.scripted import ScriptedModel, estimate_tokens
 
 __all__ = ["ScriptedGateway", "openai_messages"]
 
@@ -23,6 +23,8 @@ def openai_messages(anthropic_turns: list[dict[str, Any]]) -> list[dict[str, Any
     messages: list[dict[str, Any]] = []
     for turn in anthropic_turns:
         blocks = turn["content"]
+        if isinstance(blocks, str):  # "content": "text" is short for one text block
+            blocks = [{"type": "text", "text": blocks}]
         if turn["role"] == "assistant":
             calls = [block for block in blocks if block["type"] == "tool_use"]
             messages.append({"role": "assistant", "tool_calls": calls})
@@ -42,9 +44,9 @@ class ScriptedGateway(Gateway):
     instead; once they are spent the script answers again, as a gateway that has recovered.
     """
 
-    def __init__(self, wire: str = "openai") -> None:
+    def __init__(self, wire: str = "openai", inject: str | None = None) -> None:
         super().__init__(self.answer)
-        self.script = ScriptedModel(wire=wire)
+        self.script = ScriptedModel(inject=inject, wire=wire)
         self.planted: dict[int, Reply] = {}  # request number -> the reply sent instead
 
     @property
@@ -59,10 +61,14 @@ class ScriptedGateway(Gateway):
         number = len(self.requests)  # this request is already counted
         if number in self.planted:
             return self.planted.pop(number)
+        body = received.body
+        # Input tokens: an estimate from what was sent, messages and tools (see estimate_tokens).
+        tokens = estimate_tokens([body["messages"], body.get("tools", [])])
         if self.script.wire == "anthropic":
-            step, turn = self.script.next_step(openai_messages(received.body["messages"]))
-            events = self.script.anthropic_events(step, turn)
+            step, turn = self.script.next_step(openai_messages(body["messages"]))
+            events = self.script.anthropic_events(step, turn, tokens)
             return sse_reply(*[f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events])
-        step, turn = self.script.next_step(received.body["messages"])
-        chunks = self.script.chunks(step, turn)
+        step, turn = self.script.next_step(body["messages"])
+        usage = (body.get("stream_options") or {}).get("include_usage")
+        chunks = self.script.chunks(step, turn, prompt_tokens=tokens if usage else None)
         return sse_reply(*[f"data: {json.dumps(c)}\n\n" for c in chunks], "data: [DONE]\n\n")

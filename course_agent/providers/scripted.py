@@ -20,8 +20,9 @@ from ..sandbox import BUGGY_FILE
 from ..sse import iter_sse
 from .anthropic_events import events_from_lines as anthropic_events_from_lines
 from .openai_chunks import events_from_chunk
+from .scripted_anthropic import message_events
 
-__all__ = ["ScriptedModel", "Step", "split_arguments"]
+__all__ = ["ScriptedModel", "Step", "estimate_tokens", "split_arguments"]
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,12 @@ class Step:
 
 def _args(**kwargs: Any) -> str:
     return json.dumps(kwargs, separators=(",", ":"))
+
+
+def estimate_tokens(request: Any) -> int:
+    """What a request costs in input tokens, at about four characters of its JSON a token: the
+    usual rule of thumb, as the script has no tokenizer."""
+    return max(1, len(json.dumps(request)) // 4)
 
 
 def _since_question(messages: list[dict[str, Any]], role: str) -> list[dict[str, Any]]:
@@ -110,6 +117,9 @@ def split_arguments(text: str, rng: random.Random) -> list[str]:
     return [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
 
 
+# Every chunk's "created" (Unix seconds): fixed, so a rerun sends the same bytes.
+CREATED = 1767225600  # 2026-01-01
+
 # A step's finish reason (the loop's words) -> the stop_reason Anthropic would send.
 _STOP_REASONS = {"tool_calls": "tool_use", "stop": "end_turn", "length": "max_tokens"}
 
@@ -151,7 +161,7 @@ class ScriptedModel:
             # Through the same SSE reader and event parser a real Anthropic stream goes through.
             wire = "".join(
                 f"event: {event['type']}\ndata: {json.dumps(event)}\n\n"
-                for event in self.anthropic_events(step, turn)
+                for event in self.anthropic_events(step, turn, estimate_tokens([messages, tools]))
             )
             lines = wire.splitlines(keepends=True)
             yield from anthropic_events_from_lines(lines, self.label)
@@ -162,8 +172,14 @@ class ScriptedModel:
             if sse.data != "[DONE]":
                 yield from events_from_chunk(json.loads(sse.data))
 
-    def chunks(self, step: Step, turn: int) -> list[dict[str, Any]]:
-        """The chat.completion.chunk objects for one step, in the order a gateway sends them."""
+    def chunks(
+        self, step: Step, turn: int, prompt_tokens: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The chat.completion.chunk objects for one step, in the order a gateway sends them.
+
+        With `prompt_tokens` (a request's `stream_options: {"include_usage": true}`) a last chunk
+        with no choices carries the usage; without, there is none, as with OpenAI.
+        """
         rng = random.Random(f"{self.inject}:{turn}")  # same cuts on every run and machine
         deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
         deltas += [{"content": word} for word in re.findall(r"\S+\s*", step.text)]
@@ -192,57 +208,33 @@ class ScriptedModel:
         base = {
             "id": f"chatcmpl-scripted-{turn}",
             "object": "chat.completion.chunk",
-            "created": 0,
+            "created": CREATED,
             "model": "scripted",
         }
-        chunks = [
-            {**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas
+        if prompt_tokens is not None:
+            base["usage"] = None  # as OpenAI streams when usage is asked for: null until the end
+        choices = [
+            {"index": 0, "delta": d, "logprobs": None, "finish_reason": None} for d in deltas
         ]
-        chunks.append(
-            {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": step.finish}]}
-        )
-        chunks.append(
-            {**base, "choices": [], "usage": {"prompt_tokens": 0, "completion_tokens": 0}}
-        )
+        choices.append({"index": 0, "delta": {}, "logprobs": None, "finish_reason": step.finish})
+        chunks = [{**base, "choices": [choice]} for choice in choices]
+        if prompt_tokens is not None:
+            done = len(deltas) - 1  # one token per delta sent after the role
+            usage = {"prompt_tokens": prompt_tokens, "completion_tokens": done}
+            usage["total_tokens"] = prompt_tokens + done
+            chunks.append({**base, "choices": [], "usage": usage})
         return chunks
 
-    def anthropic_events(self, step: Step, turn: int) -> list[dict[str, Any]]:
-        """The Messages API events for one step, in the order Anthropic sends them.
-
-        Content blocks are numbered in order, whatever their type: the text takes index 0, so the
-        first tool_use is 1 (0 when there is no text). Blocks stream one after another, unlike
-        parallel calls through a gateway; the arguments are cut as in `chunks`.
-        """
+    def anthropic_events(
+        self, step: Step, turn: int, input_tokens: int = 0
+    ) -> list[dict[str, Any]]:
+        """The Messages API events for one step, in the order Anthropic sends them; the arguments
+        are cut as in `chunks`. `input_tokens` is what message_start reports the request cost."""
         rng = random.Random(f"{self.inject}:{turn}")  # the same cuts as the OpenAI wire
-        message = {"id": f"msg_scripted_{turn}", "role": "assistant", "model": "scripted"}
-        events: list[dict[str, Any]] = [{"type": "message_start", "message": message}]
-        # (block, its deltas) in block order: the text first, then one tool_use block per call
-        blocks: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
-        if step.text:
-            words = re.findall(r"\S+\s*", step.text)
-            deltas = [{"type": "text_delta", "text": word} for word in words]
-            blocks.append(({"type": "text", "text": ""}, deltas))
-        for number, (name, arguments) in enumerate(step.calls, start=1):
-            block = {"type": "tool_use", "id": f"toolu_{turn}_{number}", "name": name, "input": {}}
-            pieces = ["", *split_arguments(arguments, rng)]  # Anthropic's first fragment is ""
-            blocks.append(
-                (block, [{"type": "input_json_delta", "partial_json": piece} for piece in pieces])
-            )
-        for index, (block, deltas) in enumerate(blocks):
-            events.append({"type": "content_block_start", "index": index, "content_block": block})
-            if index == 0:
-                events.append({"type": "ping"})  # real streams ping early, and anywhere
-            events += [
-                {"type": "content_block_delta", "index": index, "delta": delta} for delta in deltas
-            ]
-            events.append({"type": "content_block_stop", "index": index})
+        calls = [
+            (f"toolu_{turn}_{number}", name, split_arguments(arguments, rng))
+            for number, (name, arguments) in enumerate(step.calls, start=1)
+        ]
         stop_reason = _STOP_REASONS.get(step.finish, step.finish)
-        events.append(
-            {
-                "type": "message_delta",
-                "usage": {"output_tokens": 0},
-                "delta": {"stop_reason": stop_reason, "stop_sequence": None},
-            }
-        )
-        events.append({"type": "message_stop"})
-        return events
+        words = re.findall(r"\S+\s*", step.text)
+        return message_events(f"msg_scripted_{turn}", words, calls, stop_reason, input_tokens)
