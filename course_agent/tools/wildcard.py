@@ -1,0 +1,235 @@
+"""Match a glob wildcard against '/'-separated paths in time proportional to pattern x path.
+
+Braces are expanded first; each alternative is matched segment by segment, carrying the set of
+places `**` may have reached, and within a segment the pieces between stars are found left to
+right, never backtracking. Deliberately not handled: negation (!pattern), case folding, and a
+`/` inside a [class] (a class is part of one segment).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..protocol import ToolError
+
+__all__ = ["MAX_ALTERNATIVES", "MAX_PATTERN_CHARS", "Wildcard", "expand_braces"]
+
+MAX_PATTERN_CHARS = 4096  # a glob or grep pattern: far more than any real one, bounded work
+MAX_ALTERNATIVES = 64  # what {a,b}{c,d}... may expand to: 2^6, each matched on its own
+
+_GLOBSTAR = "**"  # a whole segment: zero or more directories
+_ACCEPT = "/"  # ends an alternative's segments: the path must end here (no segment is "/")
+
+
+def expand_braces(pattern: str) -> list[str]:
+    """`src/*.{js,ts}` -> [`src/*.js`, `src/*.ts`]; nestable; a backslash keeps `{` literal.
+
+    A stack, not recursion: 2,000 nested braces are as fine as two. Refused past
+    MAX_ALTERNATIVES, or with a `{` that is never closed; a `,` or `}` outside braces is text.
+    """
+    # One frame per open brace: (alternatives finished so far, expansions of the current one).
+    frames: list[tuple[list[str], list[str]]] = [([], [""])]
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        done, current = frames[-1]
+        if char == "{":
+            frames.append(([], [""]))
+        elif char == "," and len(frames) > 1:
+            done.extend(current)
+            current[:] = [""]
+        elif char == "}" and len(frames) > 1:
+            frames.pop()
+            choices = done + current
+            outer = frames[-1][1]
+            if len(outer) * len(choices) > MAX_ALTERNATIVES:
+                raise ToolError(
+                    f"pattern {pattern} has more than {MAX_ALTERNATIVES} alternatives once its "
+                    "{...} are expanded: use fewer choices, or two calls"
+                )
+            outer[:] = [head + tail for head in outer for tail in choices]
+        else:
+            # Copy a run of plain text at once: appending one character at a time is quadratic.
+            end = i + 2 if char == "\\" else i + 1
+            while end < len(pattern) and pattern[end] not in "{,}\\":
+                end += 1
+            current[:] = [head + pattern[i:end] for head in current]
+            i = end
+            continue
+        i += 1
+    if len(frames) > 1:
+        raise ToolError(f"pattern {pattern} has a {{ without a closing }}: write {{js,ts}}")
+    return frames[0][1]
+
+
+def _class_regex(pattern: str, segment: str, start: int) -> tuple[str, int]:
+    """`[abc]`, `[!abc]` or `[^a-z]` at `start` -> (a one-character regex, index after `]`)."""
+    i = start + 1
+    negate = i < len(segment) and segment[i] in "!^"
+    i += negate
+    end = segment.find("]", i + 1)  # a `]` right after `[` or `[!` is a member, not the end
+    if end < 0:
+        raise ToolError(f"pattern {pattern} has a [ without a closing ]: write [abc], or \\[ for [")
+    members = "".join(f"\\{c}" if c in "\\[]" else c for c in segment[i:end])
+    regex = f"[{'^' if negate else ''}{members}]"
+    try:
+        re.compile(regex)
+    except re.error as exc:  # e.g. a reversed range, [z-a]
+        raise ToolError(f"pattern {pattern} is not a valid wildcard: {exc} in {regex}") from None
+    return regex, end + 1
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """Text between two stars, of a fixed width: a plain string, or a regex without quantifiers
+    when it holds `?` or a [class] (so searching for it cannot backtrack either)."""
+
+    width: int
+    text: str | None  # plain text, found with str.find ...
+    regex: re.Pattern[str] | None  # ... or else a regex, found with regex.search
+
+    def at(self, name: str, position: int) -> bool:
+        if self.text is not None:
+            return name.startswith(self.text, position)
+        assert self.regex is not None
+        return self.regex.match(name, position) is not None
+
+    def find(self, name: str, start: int, end: int) -> int:
+        """Where the piece first lies wholly within name[start:end], or -1."""
+        if self.text is not None:
+            return name.find(self.text, start, end)
+        assert self.regex is not None
+        found = self.regex.search(name, start, end)
+        return -1 if found is None else found.start()
+
+
+class _Segment:
+    """One segment without `/` or braces: `*.test.js`, `a?c`, `[!_]*`.
+
+    Split at its stars into fixed-width pieces, it matches a name when the first piece starts it,
+    the last ends it, and each middle piece is found after the one before. The leftmost place
+    for a middle piece is always right (a later one only leaves less room for the rest), so no
+    choice is ever revisited: one pass over the name per piece.
+    """
+
+    def __init__(self, pattern: str, segment: str) -> None:
+        self.pieces: list[_Piece] = []
+        units: list[str] = []  # the current piece, one regex per character
+        text: list[str] | None = []  # the same piece as plain text, until a ? or [class]
+        i = 0
+        while i < len(segment):
+            char = segment[i]
+            if char == "*":
+                self.pieces.append(_piece(units, text))
+                units, text = [], []
+            elif char == "?":
+                units.append(".")
+                text = None
+            elif char == "[":
+                regex, i = _class_regex(pattern, segment, i)
+                units.append(regex)
+                text = None
+                continue
+            else:
+                if char == "\\" and i + 1 < len(segment):
+                    i += 1  # the next character is literal; a trailing backslash is itself
+                units.append(re.escape(segment[i]))
+                if text is not None:
+                    text.append(segment[i])
+            i += 1
+        self.pieces.append(_piece(units, text))
+
+    def match(self, name: str) -> bool:
+        first, last = self.pieces[0], self.pieces[-1]
+        if len(self.pieces) == 1:  # no star: the name is exactly one piece long
+            return len(name) == first.width and first.at(name, 0)
+        end = len(name) - last.width  # where the last piece must start
+        if end < first.width or not first.at(name, 0) or not last.at(name, end):
+            return False
+        position = first.width
+        for piece in self.pieces[1:-1]:
+            found = piece.find(name, position, end)
+            if found < 0:
+                return False
+            position = found + piece.width
+        return True
+
+
+def _piece(units: list[str], text: list[str] | None) -> _Piece:
+    if text is not None:
+        return _Piece(len(units), "".join(text), None)
+    return _Piece(len(units), None, re.compile("".join(units), re.DOTALL))
+
+
+class Wildcard:
+    """A compiled wildcard: `Wildcard("src/**/*.{js,ts}").match("src/a/b.ts")` is True.
+
+    `**` as a whole segment is any number of directories (zero or more, or one or more at the
+    end: `src/**` is everything below src); `*` and `?` stay within a segment; `[abc]` is one of
+    a set; `{a,b}` either alternative; a backslash makes the next character literal. Anything
+    else, `**` inside a segment included, means what it means in a single segment: `a**b` is
+    `a*b`.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        if len(pattern) > MAX_PATTERN_CHARS:
+            raise ToolError(
+                f"pattern is {len(pattern):,} characters long; at most {MAX_PATTERN_CHARS} "
+                "are accepted"
+            )
+        # All alternatives in one list: each is its segments, then _ACCEPT. A state is an index.
+        self.steps: list[_Segment | str] = []
+        starts = []
+        for alternative in dict.fromkeys(expand_braces(pattern)):
+            segments = alternative.split("/")
+            if segments[-1] == _GLOBSTAR:
+                segments.append("*")  # "**" then "*": one directory or more, never zero
+            starts.append(len(self.steps))
+            self.steps += [_GLOBSTAR if s == _GLOBSTAR else _Segment(pattern, s) for s in segments]
+            self.steps.append(_ACCEPT)
+        self.start = self._close(starts)
+        self._directories: dict[str, frozenset[int]] = {}
+
+    def _close(self, states: list[int] | set[int]) -> frozenset[int]:
+        """Add the states a `**` can reach without consuming a segment (it may match none)."""
+        closed = set(states)
+        pending = list(states)
+        while pending:
+            state = pending.pop()
+            if self.steps[state] == _GLOBSTAR and state + 1 not in closed:
+                closed.add(state + 1)
+                pending.append(state + 1)
+        return frozenset(closed)
+
+    def _step(self, states: frozenset[int], name: str) -> frozenset[int]:
+        """The states after one more path segment `name`."""
+        after = set()
+        for state in states:
+            step = self.steps[state]
+            if step == _GLOBSTAR:
+                after.add(state)  # ** swallows the segment and may swallow more
+            elif step != _ACCEPT and step.match(name):  # type: ignore[union-attr]
+                after.add(state + 1)
+        return self._close(after)
+
+    def _states_in(self, directory: str) -> frozenset[int]:
+        """The states after a directory's segments, remembered: a walk lists a folder's files
+        together, so each directory is matched once, not once per file in it."""
+        states = self._directories.get(directory)
+        if states is None:
+            states = self.start
+            for name in directory.split("/") if directory else []:
+                if not states:
+                    break  # nothing below this directory can match
+                states = self._step(states, name)
+            if len(self._directories) >= 4096:  # bounded memory, whatever the tree holds
+                self._directories.clear()
+            self._directories[directory] = states
+        return states
+
+    def match(self, path: str) -> bool:
+        """Whether the whole '/'-separated relative `path` matches."""
+        directory, _, name = path.rpartition("/")
+        states = self._states_in(directory)
+        return bool(states) and any(self.steps[s] == _ACCEPT for s in self._step(states, name))

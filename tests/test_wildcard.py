@@ -1,0 +1,125 @@
+"""wildcard: what each piece of syntax matches, brace expansion, and hostile patterns that a
+backtracking translation took minutes over (they must come back at once; pytest-timeout is the
+backstop, the assertions are on results)."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from course_agent.protocol import ToolError
+from course_agent.tools.wildcard import (
+    MAX_ALTERNATIVES,
+    MAX_PATTERN_CHARS,
+    Wildcard,
+    expand_braces,
+)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches", "misses"),
+    [
+        ("**/*.js", ["a.js", "src/a.js", "a/b/c.js", ".x.js"], ["a.ts", "a.js/b"]),
+        ("*.js", ["a.js", ".a.js"], ["src/a.js"]),
+        ("src/**", ["src/a", "src/b/c"], ["src", "lib/src/a"]),
+        ("src/**/*.js", ["src/a.js", "src/b/c/d.js"], ["a.js", "srcx/a.js"]),
+        ("**", ["a", "a/b/c"], []),
+        ("**/**/x", ["x", "a/x", "a/b/c/x"], ["x/a"]),
+        ("?.js", ["a.js"], ["ab.js", ".js"]),
+        ("a/?/b", ["a/x/b"], ["a/xy/b", "a/b"]),
+        ("*.[ch]", ["x.c", "x.h"], ["x.o", "x.ch"]),
+        ("[!a]*", ["b", "bar"], ["a", "abc"]),
+        ("[^a-c]?", ["dx", "zz"], ["ax", "cx", "d"]),
+        ("[]]x", ["]x"], ["x"]),
+        ("*[0-9]*[0-9].log", ["a1b2.log", "12.log"], ["a1.log", "ab.log"]),
+        ("**/*.{js,ts}", ["a.js", "b/c.ts"], ["a.jsx", "a.rs"]),
+        ("{src,test}/*.js", ["src/a.js", "test/b.js"], ["lib/a.js", "src/x/a.js"]),
+        ("{a,{b,c}}", ["a", "b", "c"], ["d", "{a,b}"]),
+        ("{a/b,c}.js", ["a/b.js", "c.js"], ["a.js"]),
+        ("\\*.js", ["*.js"], ["a.js"]),
+        ("\\{a,b}", ["{a,b}"], ["a"]),
+        ("a**b", ["ab", "axxb"], ["a/b"]),
+        ("a,b}", ["a,b}"], ["a"]),
+        ("weird(name)+.js", ["weird(name)+.js"], ["weirdname.js"]),
+        ("*a*b*", ["ab", "xaybz"], ["ba", "a/b"]),
+        ("ab*ba", ["abba", "ab-ba"], ["aba"]),  # the two ends may not overlap
+    ],
+)
+def test_what_matches(pattern: str, matches: list[str], misses: list[str]) -> None:
+    wildcard = Wildcard(pattern)
+    assert [path for path in matches if not wildcard.match(path)] == [], pattern
+    assert [path for path in misses if wildcard.match(path)] == [], pattern
+
+
+def test_brace_expansion() -> None:
+    assert expand_braces("{a,b}{c,d}") == ["ac", "ad", "bc", "bd"]
+    assert expand_braces("x{a,{b,c}}y") == ["xay", "xby", "xcy"]
+    assert expand_braces("a\\{b,c}") == ["a\\{b,c}"]  # kept escaped for the segment matcher
+    assert expand_braces("{,s}") == ["", "s"]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        ("*.[ch", "has a [ without a closing ]"),
+        ("{a,b", "has a { without a closing }"),
+        ("[z-a]", "not a valid wildcard"),
+        ("{a,b}" * 7, f"more than {MAX_ALTERNATIVES} alternatives"),
+        ("x" * (MAX_PATTERN_CHARS + 1), f"at most {MAX_PATTERN_CHARS}"),
+    ],
+)
+def test_bad_patterns_are_refused_in_words(pattern: str, words: str) -> None:
+    with pytest.raises(ToolError, match=re.escape(words)):
+        Wildcard(pattern)
+
+
+# -- against an independent matcher: fnmatch, one segment at a time ----------------------------
+
+
+@given(
+    segment=st.lists(
+        st.sampled_from(["*", "?", "a", "b", "[ab]", "[!a]", ".", "ab"]), max_size=8
+    ).map("".join),
+    name=st.text(alphabet="ab.c", max_size=10),
+)
+def test_a_segment_agrees_with_fnmatch(segment: str, name: str) -> None:
+    assert Wildcard(segment).match(name) == fnmatch.fnmatchcase(name, segment)
+
+
+# -- hostile patterns: each took a backtracking regex seconds to minutes -----------------------
+
+
+@pytest.mark.timeout(30)
+def test_many_stars_against_a_long_name() -> None:
+    # As a regex, [^/]*a[^/]*a...b against 60 a's: 38 s for eight stars, 5x more per star.
+    assert not Wildcard("*a" * 8 + "*b").match("a" * 60)
+    assert not Wildcard("*a" * 2000 + "*b").match("a" * 255)
+    assert Wildcard("*a" * 8 + "*b").match("a" * 60 + "b")
+
+
+@pytest.mark.timeout(30)
+def test_many_globstars_against_a_deep_path() -> None:
+    deep = "/".join(["d"] * 40)
+    assert not Wildcard("**/" * 12 + "x").match(f"{deep}/y")
+    assert Wildcard("**/" * 12 + "x").match(f"{deep}/x")
+    assert not Wildcard("**/d*/" * 12 + "*.x").match(f"{deep}/y")
+
+
+@pytest.mark.timeout(30)
+def test_deeply_nested_braces_are_refused_or_matched_without_recursion() -> None:
+    nested = "{" * 2000 + "a" + "}" * 2000
+    assert Wildcard(nested).match("a")
+    with pytest.raises(ToolError, match="without a closing"):
+        Wildcard("{" * MAX_PATTERN_CHARS)
+
+
+def test_directories_are_matched_once_per_directory() -> None:
+    wildcard = Wildcard("src/**/*.js")
+    for n in range(10):
+        assert wildcard.match(f"src/lib/f{n}.js")
+    assert not wildcard.match("lib/src/a.js")
+    assert set(wildcard._directories) == {"src/lib", "lib/src"}
