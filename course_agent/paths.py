@@ -1,7 +1,8 @@
 """The one boundary every tool shares: a path the model names must resolve inside the root.
 
 Resolve first (symlinks included, loops refused), then compare with the resolved root plus a
-separator. Deliberately not handled here: whether the file exists or what kind it is.
+separator; after opening, check the same of what was opened, since a directory on the way may
+have become a symlink in between. Deliberately not handled here: what kind of file it is.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ from pathlib import Path
 
 from .protocol import ToolError
 
-__all__ = ["is_inside", "resolve_inside"]
+__all__ = ["MAX_PATH_CHARS", "is_inside", "open_inside", "resolve_inside"]
+
+MAX_PATH_CHARS = 4096  # Linux's PATH_MAX: no longer path can be opened anyway
 
 
 def is_inside(root: Path, target: Path) -> bool:
@@ -33,6 +36,10 @@ def resolve_inside(root: Path, path: str) -> Path:
         )
     if "\0" in path:
         raise ToolError("path contains a NUL byte: no file name can; check how it was built")
+    if len(path) > MAX_PATH_CHARS:
+        raise ToolError(
+            f"path is {len(path):,} characters long; at most {MAX_PATH_CHARS} are accepted"
+        )
     if path.startswith("~"):
         # Nothing expands ~ here; the model almost certainly means a home directory: outside.
         raise ToolError(f"{path} is outside the working directory: ~ is a home directory, not here")
@@ -59,3 +66,47 @@ def resolve_inside(root: Path, path: str) -> Path:
             f"{path} is outside the working directory; paths must stay inside {root.name}/"
         )
     return target
+
+
+def _opened_path(fd: int) -> Path | None:
+    """Where the kernel says the open descriptor `fd` is; None where it cannot say."""
+    try:
+        return Path(os.readlink(f"/proc/self/fd/{fd}"))  # Linux
+    except OSError:
+        pass
+    try:
+        import fcntl
+
+        return Path(os.fsdecode(fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024)).rstrip(b"\0")))
+    except (ImportError, AttributeError, OSError):  # not macOS: no F_GETPATH, or no fcntl
+        return None
+
+
+def open_inside(root: Path, target: Path, shown: str) -> int:
+    """Open `target` (as resolve_inside returned it) read-only; return the descriptor.
+
+    The check and the open are two steps: between them a directory on the way can be swapped
+    for a symlink leading out. So the descriptor is checked too: its real path must be inside
+    `root` (or, where the system cannot tell a descriptor's path, its device and inode must be
+    those of the path resolved afresh). O_NOFOLLOW refuses a last component that became a
+    symlink; O_NONBLOCK keeps a file that became a FIFO from blocking the open.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(target, flags)
+    try:
+        opened = _opened_path(fd)
+        if opened is not None:
+            inside = is_inside(root.resolve(), opened)
+        else:
+            info, fresh = os.fstat(fd), os.stat(resolve_inside(root, str(target)))
+            inside = (info.st_dev, info.st_ino) == (fresh.st_dev, fresh.st_ino)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not inside:
+        os.close(fd)
+        raise ToolError(
+            f"{shown} changed while it was being opened and now leads outside the working "
+            f"directory; paths must stay inside {root.name}/"
+        )
+    return fd

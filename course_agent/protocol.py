@@ -43,11 +43,17 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool may know about the world: the working directory, and nothing about the model."""
+    """What a tool may know about the world: the working directory, and nothing about the model.
+
+    `secrets` are the values of the configured API keys: the registry cuts them out of every
+    result. They never appear in a repr (which only counts them).
+    """
 
     root: Path
-    # The configured keys' values: the registry cuts them out of every result. Never shown.
     secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    def __repr__(self) -> str:
+        return f"ToolContext(root={self.root!r}, secrets={len(self.secrets)} hidden)"
 
 
 @dataclass(frozen=True)

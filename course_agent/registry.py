@@ -1,22 +1,36 @@
 """The loop knows two verbs: `list` the tools, `execute` a call. Execution never raises.
 
-Every failure becomes a failed ToolResult whose text a model can act on; truncation is applied
-here, once, for every tool. Deliberately not handled: approval of writes (read_only is only kept).
+Every failure becomes a failed ToolResult whose text a model can act on; key values are redacted
+and truncation applied here, once, for every tool. Deliberately not handled: approval of writes
+(read_only is only kept).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from .protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
+from .redaction import redact
 from .tools import GLOB_TOOL, GREP_TOOL, READ_FILE_TOOL
 from .truncate import truncate_result
 
-__all__ = ["RunCall", "ToolRegistry", "default_registry", "describe_parameters", "execute_call"]
+__all__ = [
+    "MAX_ARGUMENTS_CHARS",
+    "RunCall",
+    "ToolRegistry",
+    "default_registry",
+    "describe_parameters",
+    "execute_call",
+]
+
+# A call's raw JSON, checked before json.loads: every tool's arguments fit in a few KB, and the
+# pydantic classes cap each string (4096 characters) so that the schema says so too.
+MAX_ARGUMENTS_CHARS = 65_536
 
 # What `ToolRegistry` calls to run one call: `execute_call`, or a student's own version of it.
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
@@ -57,6 +71,13 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
             f"there is no tool named {call.name}. Available: {', '.join(tools)}", ok=False
         )
 
+    if len(call.args) > MAX_ARGUMENTS_CHARS:
+        return ToolResult(
+            f"arguments for {call.name} are {len(call.args):,} characters long; at most "
+            f"{MAX_ARGUMENTS_CHARS:,} are read. Send one small JSON object; "
+            f"parameters: {describe_parameters(tool)}",
+            ok=False,
+        )
     raw = call.args.strip() or "{}"  # a tool with no arguments may stream nothing at all
     try:
         parsed = json.loads(raw)
@@ -135,11 +156,15 @@ class ToolRegistry:
         ]
 
     def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        """Never raises, even when a plugged-in `run_call` or `truncate` does."""
+        """Never raises, even when a plugged-in `run_call` or `truncate` does. Every form of
+        every key in `ctx.secrets` is redacted before truncation, so no cut keeps part of one."""
+        secrets = getattr(ctx, "secrets", ())
         try:
-            return self._truncate(self._run_call(self.tools, call, ctx))
+            result = self._run_call(self.tools, call, ctx)
+            return self._truncate(replace(result, content=redact(result.content, secrets)))
         except Exception as exc:
-            return ToolResult(f"{call.name} failed: {exc.__class__.__name__}: {exc}", ok=False)
+            failure = f"{call.name} failed: {exc.__class__.__name__}: {exc}"
+            return ToolResult(redact(failure, secrets), ok=False)
 
     def __repr__(self) -> str:
         return f"ToolRegistry({', '.join(self.tools)})"

@@ -35,7 +35,7 @@ def tree(tmp_path: Path) -> Path:
             "src/report.js": "import { divide } from './calc.js'\nconst x = divide(1, 2)\n",
             "src/types.ts": "export type Divide = (a: number) => number\n",
             "test/calc.test.js": "test('divide', () => divide(7, 2))\n",
-            ".env": "DIVIDE_MODE=floor\n",
+            ".eslintrc": "DIVIDE_MODE=floor\n",
             "node_modules/x/index.js": "divide()\n",
             "dist/bundle.js": "divide()\n",
             "src/.git/hooks.js": "divide()\n",
@@ -54,8 +54,21 @@ def test_matches_are_sorted_path_line_content(tree: Path) -> None:
 
 
 def test_dotfiles_are_searched_and_case_is_respected(tree: Path) -> None:
-    assert grep(tree, "DIVIDE") == ".env:1:DIVIDE_MODE=floor"
-    assert grep(tree, "(?i)divide_mode") == ".env:1:DIVIDE_MODE=floor"
+    assert grep(tree, "DIVIDE") == ".eslintrc:1:DIVIDE_MODE=floor"
+    assert grep(tree, "(?i)divide_mode") == ".eslintrc:1:DIVIDE_MODE=floor"
+
+
+KEY_FILES = [".env", "sub/.env.local", "certs/site.pem", "tls.key", "id_rsa", ".netrc", ".PYPIRC"]
+
+
+@pytest.mark.parametrize("glob", [None, "*", ".env", "**/.env*", "*.pem", "id_rsa", ".pypirc"])
+def test_key_files_are_never_searched(tmp_path: Path, glob: str | None) -> None:
+    make_tree(tmp_path, {name: "API_KEY=sk-live-123\n" for name in KEY_FILES})
+    make_tree(tmp_path, {"config.py": "API_KEY = os.environ['API_KEY']\n"})
+    content = grep(tmp_path, "API_KEY", glob=glob)
+    assert "sk-live" not in content
+    if glob in (None, "*"):
+        assert content == "config.py:1:API_KEY = os.environ['API_KEY']"
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import os
 import re
 import socket
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,7 @@ from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
 from course_agent.tools import read_file as module
+from course_agent.tools import textfile
 from course_agent.tools.read_file import ReadFileArgs, run_read_file
 
 CALC_JS = """\
@@ -213,7 +218,7 @@ def test_pages_agree_with_the_definition(
     offset: int,
     limit: int,
 ) -> None:
-    monkeypatch.setattr(module, "CHUNK", chunk)
+    monkeypatch.setattr(textfile, "CHUNK", chunk)
     write(tmp_path, "p.txt", data)
     expected = reference(data)
     total = len(expected)
@@ -233,3 +238,180 @@ def test_pages_agree_with_the_definition(
     assert [int(m.group(1)) for m in numbered[: len(shown)] if m] == list(range(offset, last + 1))
     if last < total:
         assert lines[-1] == f"(lines {last + 1}-{total} remain; read on with offset={last + 1})"
+
+
+# -- key files: refused with a reason the model can act on --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    [".env", ".env.local", "config/.env.production", "server.pem", "tls/site.key", "id_rsa",
+     "id_rsa.pub", ".netrc", ".pypirc", ".ENV"],
+)  # fmt: skip
+def test_key_files_are_refused(tmp_path: Path, name: str) -> None:
+    write(tmp_path, name, "OPENAI_API_KEY=sk-live-123\n")
+    with pytest.raises(ToolError, match=re.escape(f"{name} is a key file")) as refused:
+        read(tmp_path, name)
+    assert "sk-live-123" not in str(refused.value) and "read the code" in str(refused.value).lower()
+
+
+def test_a_symlink_to_a_key_file_is_refused(tmp_path: Path) -> None:
+    write(tmp_path, ".env", "OPENAI_API_KEY=sk-live-123\n")
+    (tmp_path / "notes.txt").symlink_to(".env")
+    with pytest.raises(ToolError, match="is a key file"):
+        read(tmp_path, "notes.txt")
+
+
+@pytest.mark.parametrize("name", ["env.txt", ".envrc.md", "keys.py", "monkey", "pem.txt"])
+def test_names_that_only_look_alike_are_read(tmp_path: Path, name: str) -> None:
+    write(tmp_path, name, "x\n")
+    assert read(tmp_path, name).startswith(f"{name} (lines 1-1 of 1)")
+
+
+# -- a growing file ends ------------------------------------------------------------------------
+
+
+def reader_of(path: Path, own: int) -> int | None:
+    """The descriptor other than `own` on which this process holds `path` open (Linux)."""
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            if int(name) != own and os.readlink(f"/proc/self/fd/{name}") == str(path):
+                return int(name)
+    return None
+
+
+def position_of(fd: int) -> int:
+    """How far the kernel says descriptor `fd` has read: the "pos:" line of its fdinfo."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/self/fdinfo/{fd}").read_text().splitlines():
+            if line.startswith("pos:"):
+                return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="needs /proc to watch reads")
+def test_a_file_appended_to_while_it_is_read_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another thread keeps the log 64 KB ahead of wherever read_file has read to, like a log
+    # written faster than it is read. The old reader chased it until the writer gave up at
+    # 4 MB; this one stops at the size the file had when it was opened.
+    monkeypatch.setattr(textfile, "CHUNK", 1)  # slow enough for the writer to keep ahead
+    path = write(tmp_path, "live.log", "first\n" * 20_000).resolve()  # 120 KB
+    stop, capped = threading.Event(), threading.Event()
+
+    def append() -> None:
+        with open(path, "ab", buffering=0) as log:
+            written, reader = 0, None
+            while not stop.wait(0.0005):
+                reader = reader or reader_of(path, log.fileno())
+                if reader is None or position_of(reader) < os.fstat(log.fileno()).st_size - 65536:
+                    continue  # not opened yet, or still far from the end
+                if written >= 4 << 20:
+                    capped.set()
+                    return
+                log.write(b"more\n" * 13_107)  # 64 KB
+                written += 65535
+
+    writer = threading.Thread(target=append)
+    writer.start()
+    try:
+        header = read(tmp_path, "live.log", limit=1).split("\n")[0]
+    finally:
+        stop.set()
+        writer.join()
+    assert not capped.is_set(), "read_file followed the writer to its end"
+    assert header == "live.log (lines 1-1 of 20000)"
+
+
+# -- pages without recounting --------------------------------------------------------------------
+
+
+def test_the_line_count_is_remembered_per_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = textfile.IndexCache(64)
+    monkeypatch.setattr(textfile, "INDEXES", cache)
+    path = write(tmp_path, "big.txt", "".join(f"row {n}\n" for n in range(1, 1001)))
+    os.utime(path, (1_600_000_000, 1_600_000_000))  # settled long ago
+    assert read(tmp_path, "big.txt", limit=1).startswith("big.txt (lines 1-1 of 1000)")
+    assert read(tmp_path, "big.txt", offset=401, limit=1).split("\n")[1] == "401  row 401"
+    assert (cache.misses, cache.hits) == (1, 1)
+
+
+# -- what was opened is checked, not only what was named ------------------------------------------
+
+
+@pytest.fixture
+def swappable(tmp_path: Path) -> Path:
+    """root/sub/f.txt inside, and outside/f.txt with the same name: a swap turns one into the
+    other."""
+    root = tmp_path / "root"
+    write(root, "sub/f.txt", "inside\n")
+    write(tmp_path, "outside/f.txt", "OUTSIDE-SECRET\n")
+    return root
+
+
+def swap_out(root: Path) -> None:
+    """Replace the directory root/sub by a symlink to ../outside."""
+    os.rename(root / "sub", root / "sub.real")
+    (root / "sub").symlink_to(root.parent / "outside")
+
+
+def swap_back(root: Path) -> None:
+    os.unlink(root / "sub")
+    os.rename(root / "sub.real", root / "sub")
+
+
+def test_a_directory_swapped_after_the_check_is_refused(
+    swappable: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_resolve = module.resolve_inside
+
+    def resolve_then_swap(root: Path, path: str) -> Path:
+        target = real_resolve(root, path)  # the check passes on the real directory ...
+        swap_out(swappable)  # ... which then becomes a symlink leading out
+        return target
+
+    monkeypatch.setattr(module, "resolve_inside", resolve_then_swap)
+    with pytest.raises(ToolError, match="changed while it was being opened") as refused:
+        read(swappable, "sub/f.txt")
+    assert "OUTSIDE-SECRET" not in str(refused.value)
+
+
+SWAPPER = """
+import os, sys
+root = sys.argv[1]
+sub, real, out = os.path.join(root, "sub"), os.path.join(root, "sub.real"), sys.argv[2]
+print("ready", flush=True)
+while True:
+    os.rename(sub, real)
+    os.symlink(out, sub)
+    os.unlink(sub)
+    os.rename(real, sub)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_directory_swapped_in_a_loop_is_never_read_through(swappable: Path) -> None:
+    # Another process (truly in parallel: no shared GIL) swaps the directory back and forth.
+    outside = swappable.parent / "outside"
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(swappable), str(outside)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    outcomes: list[str] = []
+    try:
+        assert swapper.stdout is not None and swapper.stdout.readline() == "ready\n"
+        for _ in range(1000):
+            try:
+                outcomes.append(read(swappable, "sub/f.txt"))
+            except ToolError as refused:
+                outcomes.append(str(refused))
+        assert swapper.poll() is None  # it swapped all along
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert not [text for text in outcomes if "OUTSIDE-SECRET" in text]

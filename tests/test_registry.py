@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -38,6 +39,7 @@ EXPECTED_TOOLS = [
                             "wildcard matched against the whole relative path, e.g. **/*.js, "
                             "src/**/*.{js,ts} or test/*.test.js"
                         ),
+                        "maxLength": 4096,
                     },
                     "limit": {
                         "type": "integer",
@@ -74,6 +76,7 @@ EXPECTED_TOOLS = [
                             "regular expression (ripgrep syntax), e.g. divide\\( or class "
                             "\\w+Error; case-sensitive, start with (?i) to ignore case"
                         ),
+                        "maxLength": 4096,
                     },
                     "glob": {
                         "type": "string",
@@ -81,6 +84,7 @@ EXPECTED_TOOLS = [
                             "only search files matching this wildcard, e.g. *.js (any depth) or "
                             "src/**/*.ts; default all files"
                         ),
+                        "maxLength": 4096,
                     },
                     "limit": {
                         "type": "integer",
@@ -115,6 +119,7 @@ EXPECTED_TOOLS = [
                         "description": (
                             "file path relative to the working directory, e.g. src/calc.js"
                         ),
+                        "maxLength": 4096,
                     },
                     "offset": {
                         "type": "integer",
@@ -204,7 +209,9 @@ def test_a_good_call_runs() -> None:
         ("echo", '{"text": "h', "not valid JSON"),
         ("echo", '["hi"]', "must be a JSON object, got list"),
         ("echo", '{"text": ' + "1" * 5000 + "}", "could not be read"),
-        ("echo", "[" * 100_000, "could not be read"),
+        ("echo", "[" * 60_000, "could not be read"),
+        # ... or too long to read at all: refused before json.loads sees it
+        ("echo", '{"text": "' + "x" * 70_000 + '"}', "at most 65,536 are read"),
         # 3. arguments that fail the schema: which field, what was sent, what is expected
         ("echo", "{}", "text: Field required"),
         ("echo", '{"text": "hi", "times": 9}', "times: Input should be less than or equal to 3"),
@@ -352,3 +359,75 @@ def test_any_json_to_the_real_tools_gives_one_sendable_result(
     result.content.encode("utf-8")  # it can be sent: no lone surrogate from a name or an echo
     if "SECRET" not in json.dumps(args):  # an echo of the arguments may hold anything
         assert "TOP-SECRET" not in result.content
+
+
+# -- keys never reach the model: every form of a configured key is redacted ---------------------
+
+KEY = "sk-test-KEY/with+odd=chars"
+
+
+def test_the_context_never_shows_its_secrets() -> None:
+    ctx = ToolContext(Path("."), secrets=(KEY,))
+    assert KEY not in repr(ctx) and KEY not in str(ctx) and "1 hidden" in repr(ctx)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [KEY, f"url=https://x/?k={quote(KEY, safe='')}", json.dumps({"key": KEY}), f"%20{KEY}%20"],
+)
+def test_every_result_is_redacted(text: str) -> None:
+    registry = ToolRegistry([ECHO])
+    result = registry.execute(
+        ToolCall("1", "echo", json.dumps({"text": text})), ToolContext(Path("."), (KEY,))
+    )
+    assert "[redacted]" in result.content and "KEY/with" not in result.content
+    assert "KEY%2Fwith" not in result.content
+
+
+def test_failures_are_redacted_too() -> None:
+    def leaky(tools: object, c: ToolCall, ctx: ToolContext) -> ToolResult:
+        raise RuntimeError(f"could not use {KEY}")
+
+    registry = ToolRegistry([ECHO], run_call=leaky)
+    result = registry.execute(ToolCall("1", "echo", "{}"), ToolContext(Path("."), (KEY,)))
+    assert result.ok is False and KEY not in result.content and "[redacted]" in result.content
+
+
+def test_redaction_comes_before_the_cut() -> None:
+    # The key straddles the place where truncation cuts (4800 characters in): cut first, a
+    # prefix of it would survive in the head.
+    text = "x" * 4790 + KEY + "y" * 20_000
+    registry = ToolRegistry([ECHO], run_call=lambda tools, c, ctx: ToolResult(text))
+    result = registry.execute(ToolCall("1", "echo", "{}"), ToolContext(Path("."), (KEY,)))
+    assert result.meta["truncated"] is True
+    assert "sk-test" not in result.content and "[redacted]" in result.content
+
+
+def test_the_real_tools_are_redacted(sandbox: Path) -> None:
+    (sandbox / "config.txt").write_text(f"token = {KEY}\n")
+    ctx = ToolContext(sandbox, (KEY,))
+    page = default_registry().execute(ToolCall("1", "read_file", '{"path": "config.txt"}'), ctx)
+    assert page.content == "config.txt (lines 1-1 of 1)\n1  token = [redacted]"
+
+
+# -- sizes are capped before any work -------------------------------------------------------------
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("name", "args", "words"),
+    [
+        ("glob", {"pattern": "*" * 50_000_000}, "at most 65,536 are read"),  # ran for 280 s
+        ("glob", {"pattern": "{" * 100_000}, "at most 65,536 are read"),  # RecursionError
+        ("glob", {"pattern": "a" * 5000}, "pattern: String should have at most 4096 characters"),
+        ("grep", {"pattern": "a" * 5000}, "pattern: String should have at most 4096 characters"),
+        ("grep", {"pattern": "a", "glob": "*" * 5000}, "glob: String should have at most 4096"),
+        ("read_file", {"path": "a/" * 2500}, "path: String should have at most 4096 characters"),
+    ],
+)
+def test_oversized_arguments_are_refused_saying_the_cap(
+    sandbox: Path, name: str, args: dict[str, str], words: str
+) -> None:
+    result = default_registry().execute(ToolCall("1", name, json.dumps(args)), ToolContext(sandbox))
+    assert result.ok is False and words in result.content
+    assert len(result.content) < 1000

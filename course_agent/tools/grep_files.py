@@ -22,7 +22,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
+from .keyfiles import KEY_FILES
 from .walk import SKIP_DIRS, show_path
+from .wildcard import MAX_PATTERN_CHARS
 
 __all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
@@ -51,12 +53,14 @@ class GrepArgs(BaseModel):
 
     pattern: str = Field(
         description="regular expression (ripgrep syntax), e.g. divide\\( or class \\w+Error; "
-        "case-sensitive, start with (?i) to ignore case"
+        "case-sensitive, start with (?i) to ignore case",
+        max_length=MAX_PATTERN_CHARS,
     )
     glob: str | None = Field(
         None,
         description="only search files matching this wildcard, e.g. *.js (any depth) or "
         "src/**/*.ts; default all files",
+        max_length=MAX_PATTERN_CHARS,
     )
     limit: int = Field(50, ge=1, le=500, description="maximum matching lines returned; default 50")
 
@@ -191,8 +195,10 @@ def ripgrep_command(
         mode.append(f"--max-count={args.limit}")
     scope = [f"--max-filesize={BIG_FILE}"] if small_files else []
     scope += [f"--glob={args.glob}"] if args.glob else []
-    # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks.
+    # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks,
+    # and so do key files (any case: .ENV is .env on some disks).
     scope += [f"--glob=!{name}" for name in sorted(SKIP_DIRS)]
+    scope += [f"--iglob=!{name}" for name in KEY_FILES]
     # Searching "." (or folders found by searching it) never leaves the root.
     where = ["--max-depth=1", "--", *folders] if folders else ["--", "."]
     return [rg, *_FLAGS, *mode, *scope, "--regexp", args.pattern, *where]

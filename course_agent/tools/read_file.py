@@ -1,31 +1,30 @@
 """The read_file tool: a page of numbered lines from one text file, never the whole file in memory.
 
-Lines are split on "\\n" only (so the numbers agree with grep's path:line:), read in fixed-size
-chunks, and only the lines shown are kept. Deliberately not handled: encodings other than UTF-8 and
+It checks what it opens (inside the root, a regular file, not a key file, text) and leaves the
+bounded reading to textfile.py. Deliberately not handled: encodings other than UTF-8 and
 BOM-marked UTF-16/32, and showing binary files in any form.
 """
 
 from __future__ import annotations
 
 import codecs
-import io
 import os
 import stat
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..paths import resolve_inside
+from ..paths import MAX_PATH_CHARS, open_inside, resolve_inside
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
+from .keyfiles import is_key_file, refusal
+from .textfile import read_page
 from .walk import show_path
 
 __all__ = ["READ_FILE_TOOL", "ReadFileArgs", "run_read_file"]
 
 MAX_LINE_CHARS = 500
 SNIFF_BYTES = 8000  # a NUL byte this early means binary, the same test git and ripgrep use
-CHUNK = 1 << 20  # 1 MiB: the most of a file held at once, however long its lines
 
 # Checked in this order: the UTF-32-LE BOM starts with the UTF-16-LE one.
 _BOMS = [
@@ -40,91 +39,19 @@ _KINDS = {
     stat.S_IFCHR: "a device",
     stat.S_IFBLK: "a device",
 }
-# In UTF-8 every character has exactly one byte that is not a continuation byte (0b10xxxxxx).
-_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
 
 class ReadFileArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(description="file path relative to the working directory, e.g. src/calc.js")
+    path: str = Field(
+        description="file path relative to the working directory, e.g. src/calc.js",
+        max_length=MAX_PATH_CHARS,
+    )
     offset: int = Field(
         1, ge=1, le=1_000_000_000, description="first line to show, counting from 1; default 1"
     )
     limit: int = Field(400, ge=1, le=2000, description="maximum lines to show; default 400")
-
-
-def _length(piece: bytes | str) -> int:
-    """Characters in `piece`: decoded text, or UTF-8 bytes counted without decoding them."""
-    if isinstance(piece, str):
-        return len(piece)
-    return len(piece.translate(None, _CONTINUATION_BYTES))
-
-
-class _LineReader:
-    """Lines split on "\\n" from a `read(n)` function, holding at most one chunk at a time.
-
-    Works on bytes (UTF-8 files) and on str (UTF-16/32 files decoded on the way): the code only
-    uses what both have, count, find, slicing and len.
-    """
-
-    def __init__(self, read: Callable[[int], Any], newline: Any) -> None:
-        self.read = read
-        self.newline = newline
-        self.buffer = newline[:0]  # the current chunk ...
-        self.position = 0  # ... and how far into it we are: slicing it per line would be O(n^2)
-        self.at_line_start = True  # False after data that no newline has ended yet
-
-    def _fill(self) -> bool:
-        """Make sure unread data is buffered; False at the end of the file."""
-        if self.position >= len(self.buffer):
-            self.buffer, self.position = self.read(CHUNK), 0
-        return self.position < len(self.buffer)
-
-    def skip(self, count: int) -> int:
-        """Pass `count` lines (fewer at the end of the file) and return how many were passed."""
-        passed = 0
-        while passed < count and self._fill():
-            newlines = self.buffer.count(self.newline, self.position)
-            if passed + newlines < count:  # the whole chunk goes
-                passed += newlines
-                self.at_line_start = self.buffer.endswith(self.newline)
-                self.position = len(self.buffer)
-                continue
-            for _ in range(count - passed):
-                self.position = self.buffer.index(self.newline, self.position) + 1
-            passed, self.at_line_start = count, True
-        if passed < count and not self.at_line_start:  # a last line without a newline
-            passed, self.at_line_start = passed + 1, True
-        return passed
-
-    def line(self, keep: int) -> tuple[Any, int] | None:
-        """The next line's first `keep` units (bytes or characters) and its full length."""
-        if not self._fill():
-            return None
-        pieces, kept, length = [], 0, 0
-        while self._fill():
-            end = self.buffer.find(self.newline, self.position)
-            stop = len(self.buffer) if end < 0 else end
-            piece = self.buffer[self.position : stop]
-            if kept < keep:
-                pieces.append(piece[: keep - kept])
-                kept += len(pieces[-1])
-            length += _length(piece)  # the rest of a huge line is counted, never kept
-            self.position = stop if end < 0 else end + 1
-            if end >= 0:
-                break
-        self.at_line_start = True
-        return self.newline[:0].join(pieces), length
-
-    def count_rest(self) -> int:
-        """How many lines remain: newlines counted chunk by chunk, plus a last unended line."""
-        lines = 0
-        while self._fill():
-            lines += self.buffer.count(self.newline, self.position)
-            self.at_line_start = self.buffer.endswith(self.newline)
-            self.position = len(self.buffer)
-        return lines + (not self.at_line_start)
 
 
 def _check_regular(mode: int, shown: str) -> None:
@@ -138,12 +65,11 @@ def _check_regular(mode: int, shown: str) -> None:
     raise ToolError(f"{shown} is {kind}, not a regular file; read_file reads text files only")
 
 
-def _open_regular(target: Path, shown: str) -> tuple[IO[bytes], int]:
-    """Open a regular file for reading; refuse anything else without ever reading from it."""
+def _open_regular(root: Path, target: Path, shown: str) -> tuple[IO[bytes], os.stat_result]:
+    """Open a regular file inside `root` for reading; refuse anything else without reading it."""
     try:
         _check_regular(os.stat(target).st_mode, shown)
-        # O_NONBLOCK: should the path become a FIFO after the stat, opening it still cannot hang.
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+        fd = open_inside(root, target, shown)
     except (FileNotFoundError, NotADirectoryError):
         raise ToolError(f"{shown} does not exist; find files with glob, e.g. **/*.js") from None
     except OSError as exc:  # permission denied, a symlink loop (Python 3.13 resolves those)...
@@ -154,11 +80,10 @@ def _open_regular(target: Path, shown: str) -> tuple[IO[bytes], int]:
     except ToolError:
         os.close(fd)
         raise
-    return open(fd, "rb"), info.st_size
+    return open(fd, "rb"), info
 
 
-def _show_line(number: int, width: int, head: bytes | str, length: int) -> str:
-    text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+def _show_line(number: int, width: int, text: str, length: int) -> str:
     text = text.removesuffix("\r")  # CRLF: the \r belongs to the line break
     if len(text) > MAX_LINE_CHARS:
         text = f"{text[:MAX_LINE_CHARS]}… [line cut at {MAX_LINE_CHARS} of {length} characters]"
@@ -172,27 +97,20 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     root = ctx.root.resolve()
     target = resolve_inside(root, args.path)
     shown = show_path(target.relative_to(root).as_posix())
-    file, size = _open_regular(target, shown)
+    if is_key_file(args.path) or is_key_file(target):  # a symlink to .env is a key file too
+        raise ToolError(refusal(shown))
+    file, info = _open_regular(root, target, shown)
     with file:
         head = file.read(SNIFF_BYTES)
         encoding = next((name for bom, name in _BOMS if head.startswith(bom)), None)
         if encoding is None and b"\0" in head:
-            raise ToolError(f"{shown} is a binary file ({size:,} bytes); read_file shows text only")
+            raise ToolError(
+                f"{shown} is a binary file ({info.st_size:,} bytes); read_file shows text only"
+            )
         file.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
-        if encoding is None:
-            # UTF-8, read as bytes: 4 bytes per character is enough to fill MAX_LINE_CHARS + 1.
-            reader, keep = _LineReader(file.read, b"\n"), 4 * (MAX_LINE_CHARS + 1)
-        else:
-            # newline="\n": split on "\n" only, and hand "\r" back untranslated.
-            text = io.TextIOWrapper(file, encoding=encoding, errors="replace", newline="\n")
-            reader, keep = _LineReader(text.read, "\n"), MAX_LINE_CHARS + 1
-        first = args.offset
-        passed = reader.skip(first - 1)
-        lines = []
-        while len(lines) < args.limit and (line := reader.line(keep)) is not None:
-            lines.append(line)
-        total = passed + len(lines) + reader.count_rest()
+        page = read_page(file, info, encoding, args.offset, args.limit, MAX_LINE_CHARS + 1)
 
+    first, lines, total = page.first, page.lines, page.total
     if total == 0:
         return ToolResult(f"{shown} (empty file)", meta={"lines": 0})
     if not lines:
@@ -202,7 +120,7 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         )
     last = first + len(lines) - 1
     width = len(str(last))
-    body = [_show_line(first + i, width, head, length) for i, (head, length) in enumerate(lines)]
+    body = [_show_line(first + i, width, text, length) for i, (text, length) in enumerate(lines)]
     parts = [f"{shown} (lines {first}-{last} of {total})", *body]
     if last < total:
         parts.append(f"(lines {last + 1}-{total} remain; read on with offset={last + 1})")

@@ -1,0 +1,261 @@
+"""Read one page of lines from an open text file, bounded in memory and in how much is read.
+
+Lines are split on "\\n" only, read in fixed-size chunks, and only the lines shown are kept; a file
+is read up to the size it had when opened, so one that keeps growing still ends. Its line count
+and a sparse index of line starts are remembered per file identity (device, inode, size, mtime),
+so the next page costs what the page costs. Deliberately not handled: detecting the encoding
+(the caller passes it), and a change that keeps size and mtime of a file untouched for 2 s.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+__all__ = ["CHUNK", "INDEXES", "IndexCache", "LineIndex", "Page", "read_page"]
+
+CHUNK = 1 << 20  # 1 MiB: the most of a file held at once, however long its lines
+MARKS_PER_FILE = 1024  # line starts remembered per file: a page starts at most size/1024 early
+# A file modified this recently may change again within the same mtime tick (a few ms on Linux)
+# without changing size: its count is not remembered, as git treats "racily clean" files.
+SETTLED_NS = 2_000_000_000
+
+# In UTF-8 every character has exactly one byte that is not a continuation byte (0b10xxxxxx).
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+# A file's identity: (device, inode, size, mtime in ns). Any write changes size or mtime.
+Identity = tuple[int, int, int, int]
+
+
+@dataclass
+class LineIndex:
+    """What one full pass over a file learnt: its line count, and where some lines start.
+
+    `marks` is [(lines before, byte offset)], both increasing: line starts about size/1024 bytes
+    apart, so that a page deep in the file is read from the mark just before it.
+    """
+
+    total: int
+    marks: list[tuple[int, int]] = field(default_factory=list)
+
+    def mark_before(self, line: int) -> tuple[int, int] | None:
+        """The last mark with at most `line` lines before it."""
+        at = bisect.bisect_right(self.marks, (line, float("inf"))) - 1
+        return self.marks[at] if at >= 0 else None
+
+
+class IndexCache:
+    """The line indexes of the last `size` files read, least recently used dropped first.
+
+    `hits` and `misses` count lookups, so a test can see the cache at work without timing it.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.hits = self.misses = 0
+        self._indexes: OrderedDict[Identity, LineIndex] = OrderedDict()
+
+    def get(self, identity: Identity) -> LineIndex | None:
+        index = self._indexes.get(identity)
+        if index is None:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._indexes.move_to_end(identity)
+        return index
+
+    def put(self, identity: Identity, index: LineIndex) -> None:
+        self._indexes[identity] = index
+        self._indexes.move_to_end(identity)
+        while len(self._indexes) > self.size:
+            self._indexes.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._indexes)
+
+
+INDEXES = IndexCache(64)  # 64 files, at most MARKS_PER_FILE marks each: a few MB at worst
+
+
+def _length(piece: bytes | str) -> int:
+    """Characters in `piece`: decoded text, or UTF-8 bytes counted without decoding them."""
+    if isinstance(piece, str):
+        return len(piece)
+    return len(piece.translate(None, _CONTINUATION_BYTES))
+
+
+class _LineReader:
+    """Lines split on "\\n" from a `read(n)` function, holding at most one chunk at a time.
+
+    Works on bytes (UTF-8 files) and on str (UTF-16/32 files decoded on the way): the code only
+    uses what both have, count, find, slicing and len. `lines` counts the lines passed so far;
+    with `marks` (bytes only) it notes line starts on the way for a LineIndex.
+    """
+
+    def __init__(
+        self,
+        read: Callable[[int], Any],
+        newline: Any,
+        *,
+        lines: int = 0,
+        offset: int = 0,
+        marks: list[tuple[int, int]] | None = None,
+        spacing: int = CHUNK,
+    ) -> None:
+        self.read = read
+        self.newline = newline
+        self.buffer = newline[:0]  # the current chunk ...
+        self.position = 0  # ... and how far into it we are: slicing it per line would be O(n^2)
+        self.base = offset  # where the chunk starts in the file (bytes only)
+        self.lines = lines
+        self.at_line_start = True  # False after data that no newline has ended yet
+        self.marks, self.spacing = marks, spacing
+
+    def _fill(self) -> bool:
+        """Make sure unread data is buffered; False at the end of the file."""
+        if self.position >= len(self.buffer):
+            self.base += len(self.buffer)
+            self.buffer, self.position = self.read(CHUNK), 0
+        return self.position < len(self.buffer)
+
+    def _pass_chunk(self, newlines: int) -> None:
+        """Pass the rest of the chunk, which holds `newlines` newlines, noting a line start."""
+        if newlines and self.marks is not None:
+            start = self.base + self.buffer.rindex(self.newline) + 1
+            if not self.marks or start - self.marks[-1][1] >= self.spacing:
+                self.marks.append((self.lines + newlines, start))
+        self.lines += newlines
+        self.at_line_start = self.buffer.endswith(self.newline)
+        self.position = len(self.buffer)
+
+    def _end_last_line(self) -> None:
+        if not self.at_line_start:  # a last line without a newline is a line too
+            self.lines, self.at_line_start = self.lines + 1, True
+
+    def skip_to(self, target: int) -> int:
+        """Pass lines until `target` lines are behind us (fewer at the end of the file)."""
+        while self.lines < target and self._fill():
+            newlines = self.buffer.count(self.newline, self.position)
+            if self.lines + newlines < target:  # the whole chunk goes
+                self._pass_chunk(newlines)
+                continue
+            for _ in range(target - self.lines):
+                self.position = self.buffer.index(self.newline, self.position) + 1
+            self.lines, self.at_line_start = target, True
+        if self.lines < target:
+            self._end_last_line()
+        return self.lines
+
+    def line(self, keep: int) -> tuple[Any, int] | None:
+        """The next line's first `keep` units (bytes or characters) and its full length."""
+        if not self._fill():
+            return None
+        pieces, kept, length = [], 0, 0
+        while self._fill():
+            end = self.buffer.find(self.newline, self.position)
+            stop = len(self.buffer) if end < 0 else end
+            piece = self.buffer[self.position : stop]
+            if kept < keep:
+                pieces.append(piece[: keep - kept])
+                kept += len(pieces[-1])
+            length += _length(piece)  # the rest of a huge line is counted, never kept
+            self.position = stop if end < 0 else end + 1
+            if end >= 0:
+                break
+        self.lines, self.at_line_start = self.lines + 1, True
+        return self.newline[:0].join(pieces), length
+
+    def count_rest(self) -> int:
+        """Pass every remaining line; return how many lines the file has in all."""
+        while self._fill():
+            self._pass_chunk(self.buffer.count(self.newline, self.position))
+        self._end_last_line()
+        return self.lines
+
+
+def _bounded(file: IO[bytes], size: int) -> Callable[[int], bytes]:
+    """`file.read`, but never past byte `size`: what was appended after opening is not read."""
+    remaining = size - file.tell()
+
+    def read(n: int) -> bytes:
+        nonlocal remaining
+        data = file.read(min(n, remaining)) if remaining > 0 else b""
+        remaining -= len(data)
+        return data
+
+    return read
+
+
+def _decoded(read: Callable[[int], bytes], encoding: str) -> Callable[[int], str]:
+    """`read`, decoded on the way ("\\r" kept as it is); "" only at the end of the file."""
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+
+    def read_text(n: int) -> str:
+        while True:  # a chunk may end inside a character and decode to nothing yet
+            data = read(n)
+            text = decoder.decode(data, final=not data)
+            if text or not data:
+                return text
+
+    return read_text
+
+
+@dataclass(frozen=True)
+class Page:
+    """Lines `first` to `first + len(lines) - 1` of a file with `total` lines.
+
+    Each line is (its first `keep` characters, decoded, and its full length in characters).
+    """
+
+    first: int
+    lines: list[tuple[str, int]]
+    total: int
+
+
+def read_page(
+    file: IO[bytes],
+    info: os.stat_result,
+    encoding: str | None,
+    first: int,
+    limit: int,
+    keep: int,
+) -> Page:
+    """Up to `limit` lines from line `first` (counting from 1) of the open `file`, whose text
+    starts at its current position: UTF-8 read as bytes when `encoding` is None, or decoded.
+
+    Only the first `info.st_size` bytes are read. The first call for a file reads it whole to
+    count its lines; later calls for the same identity read from the nearest remembered line
+    start to the end of the page.
+    """
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    index = INDEXES.get(identity)
+    lines, offset = 0, file.tell()
+    if index is not None and encoding is None and (mark := index.mark_before(first - 1)):
+        lines, offset = mark
+        file.seek(offset)
+    read = _bounded(file, info.st_size)
+    if encoding is None:
+        # 4 bytes per character at most: `keep` characters fit in 4 * keep bytes.
+        marks = None if index is not None else []
+        spacing = max(CHUNK, info.st_size // MARKS_PER_FILE)
+        reader = _LineReader(read, b"\n", lines=lines, offset=offset, marks=marks, spacing=spacing)
+        keep_units = 4 * keep
+    else:
+        reader, keep_units = _LineReader(_decoded(read, encoding), "\n"), keep
+    reader.skip_to(first - 1)
+    shown = []
+    while len(shown) < limit and (line := reader.line(keep_units)) is not None:
+        head, length = line
+        text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
+        shown.append((text[:keep], length))
+    if index is None:
+        index = LineIndex(reader.count_rest(), reader.marks or [])
+        if time.time_ns() - info.st_mtime_ns > SETTLED_NS:
+            INDEXES.put(identity, index)
+    return Page(first, shown, index.total)

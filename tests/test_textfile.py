@@ -1,0 +1,193 @@
+"""textfile: pages agree with the definition of a line, from a fresh pass or from the remembered
+index; the index is used, bounded, and forgotten when the file changes; a growing file ends."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from course_agent.tools import textfile
+from course_agent.tools.textfile import IndexCache, LineIndex, Page, read_page
+
+KEEP = 100
+LONG_AGO = 1_600_000_000  # an mtime well in the past: the file has settled, its count is kept
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[IndexCache]:
+    cache = IndexCache(64)
+    monkeypatch.setattr(textfile, "INDEXES", cache)
+    yield cache
+
+
+def settled(path: Path, data: bytes, mtime: int = LONG_AGO) -> Path:
+    path.write_bytes(data)
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+class Counting:
+    """A file that counts the bytes read from it: the cost of a page, measured without a clock."""
+
+    def __init__(self, file: IO[bytes]) -> None:
+        self.file, self.bytes_read = file, 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.file.read(n)
+        self.bytes_read += len(data)
+        return data
+
+    def seek(self, offset: int) -> int:
+        return self.file.seek(offset)
+
+    def tell(self) -> int:
+        return self.file.tell()
+
+
+def page(path: Path, first: int, limit: int, encoding: str | None = None) -> tuple[Page, int]:
+    """A page of `path` and how many bytes were read to get it."""
+    with open(path, "rb") as raw:
+        file = Counting(raw)
+        if encoding is not None:
+            file.seek(0)
+        got = read_page(file, os.fstat(raw.fileno()), encoding, first, limit, KEEP)  # type: ignore[arg-type]
+        return got, file.bytes_read
+
+
+def reference(data: bytes) -> list[str]:
+    """What the lines are, by definition: split on \\n, no empty line after a final \\n."""
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    return [line.decode("utf-8", "replace")[:KEEP] for line in lines]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.lists(
+        st.sampled_from([b"a", b"\n", b"\r\n", b"\xc3\xa9", b"xyz", b"\n\n"]), max_size=60
+    ).map(b"".join),
+    chunk=st.sampled_from([1, 2, 3, 7, 1 << 20]),
+    calls=st.lists(st.tuples(st.integers(1, 25), st.integers(1, 5)), min_size=2, max_size=5),
+)
+def test_pages_fresh_or_from_the_index_agree_with_the_definition(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    data: bytes,
+    chunk: int,
+    calls: list[tuple[int, int]],
+) -> None:
+    monkeypatch.setattr(textfile, "CHUNK", chunk)
+    cache = IndexCache(64)
+    monkeypatch.setattr(textfile, "INDEXES", cache)
+    path = settled(tmp_path / "p.txt", data)
+    expected = reference(data)
+    for first, limit in calls:
+        got, _ = page(path, first, limit)
+        assert got.total == len(expected)
+        assert [text for text, _ in got.lines] == expected[first - 1 : first - 1 + limit]
+    assert (cache.misses, cache.hits) == (1, len(calls) - 1)
+
+
+def test_the_second_page_reads_what_the_page_needs_not_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_cache: IndexCache
+) -> None:
+    monkeypatch.setattr(textfile, "CHUNK", 4096)
+    data = b"".join(b"row %06d\n" for n in range(50_000))  # 550,000 bytes
+    path = settled(tmp_path / "big.txt", data)
+    first, cost = page(path, 40_000, 10)
+    assert first.total == 50_000 and cost == len(data)  # the first call counts every line
+    again, cost = page(path, 40_000, 10)
+    assert again == first and fresh_cache.hits == 1
+    assert cost <= 2 * 4096  # from the line start remembered just before line 40,000
+
+
+def test_a_changed_file_is_counted_afresh(tmp_path: Path, fresh_cache: IndexCache) -> None:
+    path = settled(tmp_path / "a.txt", b"one\ntwo\n")
+    assert page(path, 1, 1)[0].total == 2
+    assert page(path, 1, 1)[0].total == 2 and fresh_cache.hits == 1
+    settled(path, b"one\n\n\n\n", mtime=LONG_AGO + 1)  # same size, another mtime
+    assert page(path, 1, 1)[0].total == 4 and fresh_cache.misses == 2
+
+
+def test_a_file_written_just_now_is_not_remembered(tmp_path: Path, fresh_cache: IndexCache) -> None:
+    # Rewritten within the same mtime tick and at the same size, it would look unchanged.
+    path = tmp_path / "fresh.txt"
+    path.write_bytes(b"a\nb\n")
+    page(path, 1, 1)
+    page(path, 1, 1)
+    assert (fresh_cache.misses, fresh_cache.hits, len(fresh_cache)) == (2, 0, 0)
+
+
+def test_the_cache_is_bounded_and_drops_the_least_recently_used() -> None:
+    cache = IndexCache(3)
+    for n in range(5):
+        cache.put((0, n, 0, 0), LineIndex(n))
+        cache.get((0, 2, 0, 0))  # kept in use: never the one dropped
+    assert len(cache) == 3
+    assert cache.get((0, 0, 0, 0)) is None and cache.get((0, 1, 0, 0)) is None
+    assert cache.get((0, 2, 0, 0)) == LineIndex(2)
+
+
+def test_marks_per_file_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(textfile, "CHUNK", 64)
+    path = settled(tmp_path / "many.txt", b"x\n" * 200_000)
+    page(path, 1, 1)
+    (index,) = textfile.INDEXES._indexes.values()
+    assert 0 < len(index.marks) <= textfile.MARKS_PER_FILE
+
+
+def test_utf16_pages_use_the_remembered_count(tmp_path: Path, fresh_cache: IndexCache) -> None:
+    path = settled(tmp_path / "w.txt", "\ufeffa\nb\nc\n".encode("utf-16-le"))
+    assert page(path, 2, 1, "utf-16")[0] == Page(2, [("b", 1)], 3)
+    assert page(path, 3, 1, "utf-16")[0] == Page(3, [("c", 1)], 3)
+    assert fresh_cache.hits == 1
+
+
+# -- a growing file ends ------------------------------------------------------------------------
+
+
+def test_lines_appended_after_opening_are_not_counted(tmp_path: Path) -> None:
+    path = tmp_path / "log.txt"
+    path.write_bytes(b"before\n" * 10)
+    with open(path, "rb") as file:
+        info = os.fstat(file.fileno())
+        with open(path, "ab") as writer:  # another writer appends after we opened
+            writer.write(b"after\n" * 100_000)
+        got = read_page(file, info, None, 1, 3, KEEP)
+    assert got.total == 10 and [text for text, _ in got.lines] == ["before"] * 3
+
+
+class Endless:
+    """A file that never ends, as a log written faster than it is read: every read has more."""
+
+    def __init__(self) -> None:
+        self.position = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = b"x\n" * max(1, n // 2)
+        self.position += len(data)
+        return data
+
+    def seek(self, offset: int) -> int:
+        self.position = offset
+        return offset
+
+    def tell(self) -> int:
+        return self.position
+
+
+@pytest.mark.timeout(30)
+def test_a_file_that_never_ends_is_read_up_to_its_size_at_opening(tmp_path: Path) -> None:
+    path = tmp_path / "size.txt"
+    path.write_bytes(b"x\n" * 500)  # only its stat is used: 1000 bytes at opening
+    got = read_page(Endless(), os.stat(path), None, 1, 2, KEEP)  # type: ignore[arg-type]
+    assert got.total == 500 and got.lines == [("x", 1), ("x", 1)]
