@@ -122,4 +122,5 @@ def test_directories_are_matched_once_per_directory() -> None:
     for n in range(10):
         assert wildcard.match(f"src/lib/f{n}.js")
     assert not wildcard.match("lib/src/a.js")
-    assert set(wildcard._directories) == {"src/lib", "lib/src"}
+    assert set(wildcard._tests) == {"src/lib", "lib/src"}
+    assert set(wildcard._states) == {"src", "src/lib", "lib", "lib/src"}

@@ -9,7 +9,9 @@ right, never backtracking. Deliberately not handled: negation (!pattern), case f
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from operator import methodcaller
 
 from ..protocol import ToolError
 
@@ -139,6 +141,25 @@ class _Segment:
                     text.append(segment[i])
             i += 1
         self.pieces.append(_piece(units, text))
+        texts = [piece.text for piece in self.pieces]
+        if all(text is not None for text in texts):  # plain text and stars: str methods do
+            self.head, *self.middle, self.tail = texts if len(texts) > 1 else [texts[0], ""]
+            self.match = _fast_test(texts) or self._match_text
+
+    def _match_text(self, name: str) -> bool:
+        """`match` when every piece is plain text: str methods alone, a few calls per name."""
+        head, tail = self.head, self.tail
+        if len(name) < len(head) + len(tail) or not name.startswith(head):
+            return False
+        if not name.endswith(tail):
+            return False
+        position, end = len(head), len(name) - len(tail)
+        for text in self.middle:
+            position = name.find(text, position, end)
+            if position < 0:
+                return False
+            position += len(text)
+        return True
 
     def match(self, name: str) -> bool:
         first, last = self.pieces[0], self.pieces[-1]
@@ -154,6 +175,21 @@ class _Segment:
                 return False
             position = found + piece.width
         return True
+
+
+def _fast_test(texts: list[str]) -> Callable[[str], bool] | None:
+    """One str method for the shapes most patterns have: `src`, `*.py`, `test_*`, `*`.
+
+    A walk asks once per file, so the call itself is most of the cost: these run in C.
+    """
+    if len(texts) == 1:
+        return texts[0].__eq__
+    head, tail = texts[0], texts[-1]
+    if len(texts) == 2 and not tail:
+        return methodcaller("startswith", head)  # `test_*`, and `*` (every name starts with "")
+    if len(texts) == 2 and not head:
+        return methodcaller("endswith", tail)  # `*.py`
+    return None
 
 
 def _piece(units: list[str], text: list[str] | None) -> _Piece:
@@ -189,7 +225,9 @@ class Wildcard:
             self.steps += [_GLOBSTAR if s == _GLOBSTAR else _Segment(pattern, s) for s in segments]
             self.steps.append(_ACCEPT)
         self.start = self._close(starts)
-        self._directories: dict[str, frozenset[int]] = {}
+        # Per directory: the states after its segments, and the test its files' names face.
+        self._states: dict[str, frozenset[int]] = {}
+        self._tests: dict[str, Callable[[str], bool]] = {}
 
     def _close(self, states: list[int] | set[int]) -> frozenset[int]:
         """Add the states a `**` can reach without consuming a segment (it may match none)."""
@@ -214,22 +252,45 @@ class Wildcard:
         return self._close(after)
 
     def _states_in(self, directory: str) -> frozenset[int]:
-        """The states after a directory's segments, remembered: a walk lists a folder's files
-        together, so each directory is matched once, not once per file in it."""
-        states = self._directories.get(directory)
-        if states is None:
-            states = self.start
-            for name in directory.split("/") if directory else []:
-                if not states:
-                    break  # nothing below this directory can match
-                states = self._step(states, name)
-            if len(self._directories) >= 4096:  # bounded memory, whatever the tree holds
-                self._directories.clear()
-            self._directories[directory] = states
+        """The states after a directory's segments. Each directory's are remembered, so a new
+        one costs one step from its parent, which a walk has always met first."""
+        unknown = []  # the directories on the way down not seen yet, deepest first
+        while directory and directory not in self._states:
+            unknown.append(directory)
+            directory = directory.rpartition("/")[0]
+        states = self._states[directory] if directory else self.start
+        for below in reversed(unknown):
+            states = self._step(states, below.rpartition("/")[2]) if states else states
+            if len(self._states) >= 4096:  # bounded memory, whatever the tree holds
+                self._states.clear()
+                self._tests.clear()
+            self._states[below] = states
         return states
 
-    def match(self, path: str) -> bool:
-        """Whether the whole '/'-separated relative `path` matches."""
-        directory, _, name = path.rpartition("/")
+    def _name_test(self, directory: str) -> Callable[[str], bool]:
+        """What the name of a file in `directory` must pass for its path to match: the
+        segments that _ACCEPT follows (a trailing ** was given a "*", so ** never ends one)."""
         states = self._states_in(directory)
-        return bool(states) and any(self.steps[s] == _ACCEPT for s in self._step(states, name))
+        last = [
+            self.steps[state]
+            for state in sorted(states)
+            if self.steps[state] not in (_GLOBSTAR, _ACCEPT) and self.steps[state + 1] == _ACCEPT
+        ]
+        test = _never if not last else last[0].match if len(last) == 1 else _any_of(last)
+        self._tests[directory] = test
+        return test
+
+    def match(self, path: str) -> bool:
+        """Whether the whole '/'-separated relative `path` matches. A walk lists a folder's
+        files together: the folder is matched once, and each file costs one test of its name."""
+        directory, _, name = path.rpartition("/")
+        test = self._tests.get(directory) or self._name_test(directory)
+        return test(name)
+
+
+def _never(name: str) -> bool:
+    return False
+
+
+def _any_of(segments: list[_Segment]) -> Callable[[str], bool]:
+    return lambda name: any(segment.match(name) for segment in segments)
