@@ -1,0 +1,35 @@
+"""keyfiles: which names count as key files, and the refusal read_file gives for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from course_agent.tools.keyfiles import KEY_FILES, is_key_file, refusal
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".env", ".env.local", ".env.example", "deploy/.env.production", "site.pem", "tls/server.key",
+     "id_rsa", "home/id_rsa.pub", "id_rsa_work", ".netrc", ".pypirc", ".ENV", "SITE.PEM",
+     Path("a/.env")],
+)  # fmt: skip
+def test_key_files(path: str | Path) -> None:
+    assert is_key_file(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["env", ".envrc", "env.py", "dotenv.md", ".env/readme.txt", "keys.py", "monkey", "pem.txt",
+     "my_id_rsa", "netrc.md", "src/key.js", ""],
+)  # fmt: skip
+def test_not_key_files(path: str) -> None:
+    assert not is_key_file(path)
+
+
+def test_the_refusal_names_the_list_and_what_to_do_instead() -> None:
+    text = refusal("config/.env")
+    assert text.startswith("config/.env is a key file (.env, .env.*, *.pem, *.key, id_rsa*,")
+    assert all(pattern in text for pattern in KEY_FILES)
+    assert "Read the code that loads the setting instead" in text
