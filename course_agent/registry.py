@@ -158,7 +158,7 @@ class ToolRegistry:
     def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         """Never raises, even when a plugged-in `run_call` or `truncate` does. Every form of
         every key in `ctx.secrets` is redacted before truncation, so no cut keeps part of one."""
-        secrets = getattr(ctx, "secrets", ())
+        secrets = getattr(ctx, "secrets", ())  # a context a lab's own code built may lack them
         try:
             result = self._run_call(self.tools, call, ctx)
             return self._truncate(replace(result, content=redact(result.content, secrets)))

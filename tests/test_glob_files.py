@@ -259,3 +259,8 @@ def test_many_globstars_over_a_deep_tree(tmp_path: Path) -> None:
 def test_pathological_braces_are_refused_in_words(tree: Path, pattern: str, words: str) -> None:
     with pytest.raises(ToolError, match=re.escape(words)):
         glob(tree, pattern)
+
+
+def test_a_refusal_names_the_pattern_as_written(tree: Path) -> None:
+    with pytest.raises(ToolError, match=re.escape("pattern src/lib/*.[ch has a [ without")):
+        glob(tree, "src/lib/*.[ch")

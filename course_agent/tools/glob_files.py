@@ -66,7 +66,7 @@ def _plan(pattern: str, root: Path) -> tuple[str, Wildcard, int | None]:
         )
     # The one boundary check: the literal prefix is a path like any other.
     top = resolve_inside(root, prefix).relative_to(root).as_posix() if prefix else "."
-    matcher = Wildcard(rest)
+    matcher = Wildcard(rest, shown=original)
     # Without "**" a match is at most as deep as the slashes in the pattern: prune deeper walks.
     max_depth = None if "**" in rest else rest.count("/")
     return ("" if top == "." else top), matcher, max_depth

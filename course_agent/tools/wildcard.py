@@ -24,12 +24,14 @@ _GLOBSTAR = "**"  # a whole segment: zero or more directories
 _ACCEPT = "/"  # ends an alternative's segments: the path must end here (no segment is "/")
 
 
-def expand_braces(pattern: str) -> list[str]:
+def expand_braces(pattern: str, shown: str | None = None) -> list[str]:
     """`src/*.{js,ts}` -> [`src/*.js`, `src/*.ts`]; nestable; a backslash keeps `{` literal.
 
     A stack, not recursion: 2,000 nested braces are as fine as two. Refused past
-    MAX_ALTERNATIVES, or with a `{` that is never closed; a `,` or `}` outside braces is text.
+    MAX_ALTERNATIVES, or with a `{` that is never closed, naming `shown` (the pattern as the
+    model wrote it); a `,` or `}` outside braces is text.
     """
+    shown = pattern if shown is None else shown
     # One frame per open brace: (alternatives finished so far, expansions of the current one).
     frames: list[tuple[list[str], list[str]]] = [([], [""])]
     i = 0
@@ -47,7 +49,7 @@ def expand_braces(pattern: str) -> list[str]:
             outer = frames[-1][1]
             if len(outer) * len(choices) > MAX_ALTERNATIVES:
                 raise ToolError(
-                    f"pattern {pattern} has more than {MAX_ALTERNATIVES} alternatives once its "
+                    f"pattern {shown} has more than {MAX_ALTERNATIVES} alternatives once its "
                     "{...} are expanded: use fewer choices, or two calls"
                 )
             outer[:] = [head + tail for head in outer for tail in choices]
@@ -61,7 +63,7 @@ def expand_braces(pattern: str) -> list[str]:
             continue
         i += 1
     if len(frames) > 1:
-        raise ToolError(f"pattern {pattern} has a {{ without a closing }}: write {{js,ts}}")
+        raise ToolError(f"pattern {shown} has a {{ without a closing }}: write {{js,ts}}")
     return frames[0][1]
 
 
@@ -141,25 +143,9 @@ class _Segment:
                     text.append(segment[i])
             i += 1
         self.pieces.append(_piece(units, text))
-        texts = [piece.text for piece in self.pieces]
-        if all(text is not None for text in texts):  # plain text and stars: str methods do
-            self.head, *self.middle, self.tail = texts if len(texts) > 1 else [texts[0], ""]
-            self.match = _fast_test(texts) or self._match_text
-
-    def _match_text(self, name: str) -> bool:
-        """`match` when every piece is plain text: str methods alone, a few calls per name."""
-        head, tail = self.head, self.tail
-        if len(name) < len(head) + len(tail) or not name.startswith(head):
-            return False
-        if not name.endswith(tail):
-            return False
-        position, end = len(head), len(name) - len(tail)
-        for text in self.middle:
-            position = name.find(text, position, end)
-            if position < 0:
-                return False
-            position += len(text)
-        return True
+        fast = _fast_test([piece.text for piece in self.pieces])
+        if fast is not None:
+            self.match = fast  # type: ignore[method-assign]
 
     def match(self, name: str) -> bool:
         first, last = self.pieces[0], self.pieces[-1]
@@ -177,17 +163,19 @@ class _Segment:
         return True
 
 
-def _fast_test(texts: list[str]) -> Callable[[str], bool] | None:
+def _fast_test(texts: list[str | None]) -> Callable[[str], bool] | None:
     """One str method for the shapes most patterns have: `src`, `*.py`, `test_*`, `*`.
 
     A walk asks once per file, so the call itself is most of the cost: these run in C.
     """
+    if None in texts or len(texts) > 2:
+        return None
     if len(texts) == 1:
-        return texts[0].__eq__
-    head, tail = texts[0], texts[-1]
-    if len(texts) == 2 and not tail:
+        return str(texts[0]).__eq__  # `src`
+    head, tail = str(texts[0]), str(texts[1])
+    if not tail:
         return methodcaller("startswith", head)  # `test_*`, and `*` (every name starts with "")
-    if len(texts) == 2 and not head:
+    if not head:
         return methodcaller("endswith", tail)  # `*.py`
     return None
 
@@ -208,7 +196,9 @@ class Wildcard:
     `a*b`.
     """
 
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, shown: str | None = None) -> None:
+        """Compile `pattern`; refusals name `shown`, the whole pattern the model wrote."""
+        shown = pattern if shown is None else shown
         if len(pattern) > MAX_PATTERN_CHARS:
             raise ToolError(
                 f"pattern is {len(pattern):,} characters long; at most {MAX_PATTERN_CHARS} "
@@ -217,12 +207,12 @@ class Wildcard:
         # All alternatives in one list: each is its segments, then _ACCEPT. A state is an index.
         self.steps: list[_Segment | str] = []
         starts = []
-        for alternative in dict.fromkeys(expand_braces(pattern)):
+        for alternative in dict.fromkeys(expand_braces(pattern, shown)):
             segments = alternative.split("/")
             if segments[-1] == _GLOBSTAR:
                 segments.append("*")  # "**" then "*": one directory or more, never zero
             starts.append(len(self.steps))
-            self.steps += [_GLOBSTAR if s == _GLOBSTAR else _Segment(pattern, s) for s in segments]
+            self.steps += [_GLOBSTAR if s == _GLOBSTAR else _Segment(shown, s) for s in segments]
             self.steps.append(_ACCEPT)
         self.start = self._close(starts)
         # Per directory: the states after its segments, and the test its files' names face.
