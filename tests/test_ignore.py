@@ -82,6 +82,10 @@ def listed(content: str) -> list[str]:
         (["# comment", "", "\\#x"], "#x", False, True),
         (["[z-a]", "y"], "y", False, True),  # a line that cannot be parsed is skipped
         (["*.txt", "!y.txt", "*.md"], "y.txt", False, False),
+        (["build/", "!build"], "build", True, False),  # a line for directories, then for any
+        (["b*/", "!b*"], "build", True, False),
+        (["b*", "!b*/"], "build", False, True),
+        (["/a/b/", "!a/b"], "a/b", True, False),
         ([f"name{n}" for n in range(200)] + ["!*7"], "name77", False, False),
     ],
 )
@@ -197,6 +201,8 @@ LINES = [
     "**/sub",
     "sub/**/x.py",
     "*.py[cod]",
+    "b*/",
+    "!b*",
     "?.md",
     "!/sub",
     "*.txt   ",

@@ -62,12 +62,13 @@ class IgnoreFile:
 
     def __init__(self, lines: list[str]) -> None:
         self.hides: list[bool] = []  # per line kept: True hides, False ("!") re-includes
-        # Each table is a pair: [0] lines that match files and directories, [1] directories only
-        # ("build/"). names and suffixes map to the last line's index; regexes hold one group
-        # per line, named l<index>.
+        # Every table is a pair indexed by is_dir: [0] the lines that can match a file, [1] the
+        # lines that can match a directory (all of them: "build/" matches directories only).
+        # names and suffixes map to the index of the last line naming them; the regex sources
+        # hold one group per line, named l<index>, in line order.
         self._names: tuple[dict[str, int], dict[str, int]] = ({}, {})
         self._suffixes: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        regexes: dict[str, tuple[list[str], list[str]]] = {"basename": ([], []), "path": ([], [])}
+        sources: dict[str, tuple[list[str], list[str]]] = {"basename": ([], []), "path": ([], [])}
         for line in lines:
             if line.rstrip().endswith("/**/"):
                 # pathspec reads "a/**/" as the directory a; git and ripgrep as the directories
@@ -81,33 +82,27 @@ class IgnoreFile:
             if shape == "basename":  # "/" + text: the same pattern, anchored, for the name alone
                 pattern = _parse("/" + text + "/" * line.rstrip().endswith("/")) or pattern
             regex, dirs_only = _itself(pattern.regex.pattern)
-            if shape == "name":
-                self._names[dirs_only][text] = index
-            elif shape == "suffix":
-                self._suffixes[dirs_only][text] = index
-            else:
-                regexes[shape][dirs_only].append(f"(?P<l{index}>{regex})")
-        self._endings = tuple(self._suffixes[0]) + tuple(self._suffixes[1])
+            for is_dir in (False, True) if not dirs_only else (True,):
+                if shape == "name":
+                    self._names[is_dir][text] = index
+                elif shape == "suffix":
+                    self._suffixes[is_dir][text] = index
+                else:
+                    sources[shape][is_dir].append(f"(?P<l{index}>{regex})")
+        self._endings = tuple(tuple(table) for table in self._suffixes)
         # The last matching line decides. An alternation answers with its first matching branch,
-        # so the lines go in backwards. Index [is_dir]: files try [0], directories both.
-        self._regexes = {
-            shape: tuple(_alternation(groups) for groups in (both, both + dirs))
-            for shape, (both, dirs) in regexes.items()
-        }
+        # so the lines go in backwards.
+        self._basename = tuple(map(_alternation, sources["basename"]))
+        self._path = tuple(map(_alternation, sources["path"]))
 
     def verdict(self, relative: str, is_dir: bool) -> bool | None:
         """True: a line hides `relative`; False: a "!" line re-includes it; None: none matches."""
         name = relative.rpartition("/")[2]
-        kinds = (0, 1) if is_dir else (0,)
-        best = -1
-        for kind in kinds:
-            best = max(best, self._names[kind].get(name, -1))
-            if self._endings and name.endswith(self._endings):
-                best = max(
-                    [best] + [i for end, i in self._suffixes[kind].items() if name.endswith(end)]
-                )
-        for shape, text in (("basename", name), ("path", relative)):
-            regex = self._regexes[shape][is_dir]
+        best = self._names[is_dir].get(name, -1)
+        if name.endswith(self._endings[is_dir]):
+            suffixes = self._suffixes[is_dir].items()
+            best = max(best, *(index for end, index in suffixes if name.endswith(end)))
+        for regex, text in ((self._basename[is_dir], name), (self._path[is_dir], relative)):
             if regex is not None and (match := regex.match(text)) and match.lastgroup:
                 best = max(best, int(match.lastgroup[1:]))
         return None if best < 0 else self.hides[best]

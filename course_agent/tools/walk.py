@@ -43,7 +43,6 @@ SKIP_DIRS = COURSE_SKIPS | {
 }
 
 _IGNORE_NAMES = frozenset(kind.split("/")[0] for kind in KINDS)  # .gitignore, ..., .git
-_FILE, _DIR, _LINK = 0, 1, 2  # what a listing says an entry is; other kinds (FIFOs) are dropped
 
 # Control characters would break "one path per line"; they are shown as escapes instead.
 _ESCAPES = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {
@@ -73,25 +72,32 @@ def _is_file_inside(root: Path, link: str) -> bool:
         return False
 
 
-def _listing(directory: str) -> list[tuple[str, int]]:
-    """(name, kind) of a directory's entries, sorted so that a depth-first walk yields sorted
-    paths: a directory sorts as "name/" ("a.txt" < "a/b" < "a0"). Unreadable: empty."""
-    entries = []
+def _listing(directory: str) -> tuple[list[str], set[str], frozenset[str]]:
+    """A directory's entries as sorted keys, a directory's with a "/" appended, so that a
+    depth-first walk yields sorted paths ("a.txt" < "a/b" < "a0"); which of them are symlinks;
+    which ignore files (and .git) it holds. Unreadable: nothing, as find 2>/dev/null."""
+    keys: list[str] = []
+    links: set[str] = set()
+    found: set[str] = set()
     try:
         with os.scandir(directory) as scan:
             for entry in scan:
                 # DirEntry answers from the directory listing itself (d_type): no stat call,
                 # which is what keeps this walk close to find's speed.
+                name = entry.name
+                if name in _IGNORE_NAMES:
+                    found.add(name)
                 if entry.is_dir(follow_symlinks=False):
-                    entries.append((entry.name, _DIR))
+                    keys.append(name + "/")
                 elif entry.is_file(follow_symlinks=False):
-                    entries.append((entry.name, _FILE))
+                    keys.append(name)
                 elif entry.is_symlink():
-                    entries.append((entry.name, _LINK))
+                    keys.append(name)
+                    links.add(name)
     except OSError:
-        pass  # as find 2>/dev/null: an unreadable directory is skipped
-    entries.sort(key=lambda entry: entry[0] + "/" if entry[1] == _DIR else entry[0])
-    return entries
+        pass
+    keys.sort()
+    return keys, links, frozenset(found)
 
 
 class Walk:
@@ -119,29 +125,33 @@ class Walk:
             self.blocked, self.complete = rules, True
             return
         base = f"{self.top}/" if self.top else ""  # rules want paths from the root
-        # A stack of (prefix relative to top, rules in force, the directory's listing, depth):
-        # each listing is read whole, so only one directory is open at a time.
-        stack = [("", rules, iter(_listing(os.path.join(self.root, self.top))), 0)]
+        keys, links, _ = _listing(os.path.join(self.root, self.top))
+        # A stack of (prefix relative to top, rules in force, links, the listing, depth): each
+        # listing is read whole, so only one directory is open at a time.
+        stack = [("", rules, links, iter(keys), 0)]
         while stack:
-            prefix, rules, entries, depth = stack[-1]
-            for name, kind in entries:
+            prefix, rules, links, keys, depth = stack[-1]
+            ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
+            for key in keys:
                 if self.budget is not None and self.walked >= self.budget:
                     return
                 self.walked += 1
-                if kind == _DIR and name in SKIP_DIRS:
+                is_dir = key[-1] == "/"
+                path = prefix + (key[:-1] if is_dir else key)
+                if is_dir and key[:-1] in SKIP_DIRS:
                     continue
-                path = prefix + name
-                if hidden_by := rules.hidden_by(base + path, kind == _DIR):
+                if ruled and (hidden_by := rules.hidden_by(base + path, is_dir)):
                     self.hidden[hidden_by] += 1
                     continue
-                if kind == _DIR:
+                if is_dir:
                     if self.max_depth is None or depth < self.max_depth:
-                        listing = _listing(os.path.join(self.root, base + path))
-                        names = _IGNORE_NAMES.intersection(name for name, _ in listing)
-                        inner = rules.below(self.root, base + path, names) if names else rules
-                        stack.append((path + "/", inner, iter(listing), depth + 1))
+                        inner_keys, inner_links, found = _listing(
+                            os.path.join(self.root, base + path)
+                        )
+                        inner = rules.below(self.root, base + path, found) if found else rules
+                        stack.append((path + "/", inner, inner_links, iter(inner_keys), depth + 1))
                         break  # walk the subdirectory now: its paths sort before the next entry
-                elif kind == _FILE or _is_file_inside(
+                elif key not in links or _is_file_inside(
                     self.root, os.path.join(self.root, base + path)
                 ):
                     yield path
