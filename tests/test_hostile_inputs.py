@@ -292,14 +292,14 @@ def test_the_counting_pass_is_checked_for_memory_too(two_long_lines: Path) -> No
 def test_running_out_of_memory_on_every_pass_is_said_as_such(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (tmp_path / "a.txt").write_bytes(b"needle\n" + b"x" * 3_000_000 + b" needle\n")
-    monkeypatch.setattr(grep_files, "RG_MEMORY", 4 << 20)  # too little for a 3 MB line
+    (tmp_path / "a.txt").write_bytes(b"needle\n" + b"x" * (16 << 20) + b" needle\n")
+    monkeypatch.setattr(grep_files, "RG_MEMORY", 8 << 20)  # half the line: no pass can hold it
     result = default_registry().execute(
         ToolCall("1", "grep", json.dumps({"pattern": "needle"})), ToolContext(tmp_path)
     )
     assert "files over 40MB were not searched" not in result.content
     assert result.content.endswith(
-        "(ripgrep ran out of its 4 MB of memory even with files over 40MB left out: "
+        "(ripgrep ran out of its 8 MB of memory even with files over 40MB left out: "
         "the matches above may be incomplete)"
     )
 

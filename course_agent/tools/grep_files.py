@@ -190,6 +190,46 @@ def _relative(path: bytes) -> str:
     return os.fsdecode(path.removeprefix(b"./"))
 
 
+def _recount(
+    rg: str,
+    args: GrepArgs,
+    root: Path,
+    deadline: float,
+    lines_pass: _Lines,
+    visible: Visibility | None,
+    rung: int,
+) -> tuple[int, str]:
+    """Pass 2: the exact number of matches, or a lower bound and why it is one. Every match in
+    folders without a capped file was listed, so only the capped folders are recounted, one level
+    deep; or, when their names would not fit on one command line, the whole root."""
+    folders = sorted(os.fsdecode(folder) for folder in lines_pass.capped)
+    total = lines_pass.seen - sum(lines_pass.seen_in[folder] for folder in lines_pass.capped)
+    if sum(map(len, folders)) > _RECOUNT_CHARS:
+        folders, total = [], 0
+
+    def command(one_thread: bool, small_files: bool) -> list[str]:
+        return ripgrep_command(
+            rg, args, count=True, folders=folders, one_thread=one_thread, small_files=small_files
+        )
+
+    # Folders named on the command line escape the ignore files above them (rg reads none above
+    # where it starts), so their counts are checked against the rules too.
+    count = _Count(visible or (Visibility(root) if folders else None))
+    run, count_rung = _search(
+        command, root, min(deadline, time.monotonic() + COUNT_TIME_S), count, rung
+    )
+    total = max(total + count.total, lines_pass.seen)
+    if not count.complete:
+        return total, f"counting stopped past {COUNT_BUDGET} matches"
+    if run.stopped:
+        return total, "counting ran out of time"
+    if run.out_of_memory:
+        return total, "ripgrep ran out of memory while counting"
+    if _LADDER[count_rung][1] and not _LADDER[rung][1]:
+        return total, f"files over {BIG_FILE}B were left out of the count"
+    return total, ""
+
+
 def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     """`path:line:content` sorted by (path, line), then notes in parentheses: matches withheld,
     a search stopped by the time budget, files rg could not read. Or `no matches for PATTERN`."""
@@ -213,45 +253,14 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         return ripgrep_command(rg, args, one_thread=one_thread, small_files=small_files)
 
     run, rung = _search(lines_command, root, deadline, lines_pass)
-    error, stopped, total, exact = run.error(), run.stopped, lines_pass.seen, True
+    error, stopped, total = run.error(), run.stopped, lines_pass.seen
     out_of_memory = run.out_of_memory and not stopped
 
-    # Pass 2, only when some file had `limit` matches or more: count. Every match in other
-    # folders was listed, so recount just the capped folders, one level deep; or, when their
-    # names would not fit on one command line, the whole root.
-    counted = ""  # why the count is a lower bound
+    # Pass 2, only when some file had `limit` matches or more: count.
+    counted = ""  # why the count is a lower bound, if it is one
     if lines_pass.capped and not stopped:
-        folders = sorted(os.fsdecode(folder) for folder in lines_pass.capped)
-        if sum(map(len, folders)) <= _RECOUNT_CHARS:
-            total -= sum(lines_pass.seen_in[folder] for folder in lines_pass.capped)
-        else:
-            folders, total = [], 0
-
-        def count_command(one_thread: bool, small_files: bool) -> list[str]:
-            return ripgrep_command(
-                rg,
-                args,
-                count=True,
-                folders=folders,
-                one_thread=one_thread,
-                small_files=small_files,
-            )
-
-        # Folders named on the command line escape the ignore files above them (rg reads none
-        # above where it starts), so their counts are checked against the rules too.
-        count_pass = _Count(visible or (Visibility(root) if folders else None))
-        count_deadline = min(deadline, time.monotonic() + COUNT_TIME_S)
-        count, count_rung = _search(count_command, root, count_deadline, count_pass, rung)
-        total = max(total + count_pass.total, lines_pass.seen)
-        if not count_pass.complete:
-            counted = f"counting stopped past {COUNT_BUDGET} matches"
-        elif count.stopped:
-            counted = "counting ran out of time"
-        elif count.out_of_memory:
-            counted = "ripgrep ran out of memory while counting"
-        elif _LADDER[count_rung][1] and not _LADDER[rung][1]:
-            counted = f"files over {BIG_FILE}B were left out of the count"
-        exact = not counted
+        total, counted = _recount(rg, args, root, deadline, lines_pass, visible, rung)
+    exact = not counted
 
     lines = [_show_match(*record) for record in lines_pass.kept]
     meta = {
