@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
 from course_agent.tools.glob_files import GlobArgs, run_glob
-from course_agent.tools.walk import SKIP_DIRS, count_files, show_path, walk_files
+from course_agent.tools.walk import SKIP_DIRS, Walk, show_path, walk_files
 
 
 def make_tree(root: Path, files: list[str]) -> Path:
@@ -56,10 +56,12 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_walk_skips_the_noise_at_any_depth(tree: Path) -> None:
-    found = set(walk_files(tree))
+    walk = Walk(tree)
+    found = list(walk)
     assert "src/calc.js" in found and ".env" in found and ".github/workflows/ci.yml" in found
     assert not [path for path in found if SKIP_DIRS & set(path.split("/"))]
-    assert count_files(tree) == len(found) == 9
+    assert len(found) == 9 and walk.complete and not walk.hidden
+    assert found == sorted(found)  # the walk itself is in sorted order
 
 
 def test_walk_from_a_subdirectory_with_a_depth_bound(tree: Path) -> None:
@@ -264,3 +266,96 @@ def test_pathological_braces_are_refused_in_words(tree: Path, pattern: str, word
 def test_a_refusal_names_the_pattern_as_written(tree: Path) -> None:
     with pytest.raises(ToolError, match=re.escape("pattern src/lib/*.[ch has a [ without")):
         glob(tree, "src/lib/*.[ch")
+
+
+# -- ignore files and the Python skips ----------------------------------------------------------
+
+
+def test_ignored_paths_are_left_out_and_counted(tmp_path: Path) -> None:
+    make_tree(tmp_path, ["src/a.py", "src/gen.py", "build/b.py", ".venv/lib/c.py", "x.log"])
+    (tmp_path / ".gitignore").write_text("build/\ngen.py\n*.log\n")
+    assert glob(tmp_path, "**/*.py") == "src/a.py\n(3 paths hidden by .gitignore)"
+    assert glob(tmp_path, "src/*.py") == "src/a.py\n(1 path hidden by .gitignore)"
+    assert glob(tmp_path, "build/**") == (
+        "no files match build/** (build/ is hidden by .gitignore; "
+        "the working directory holds 2 files; 3 paths hidden by .gitignore)"
+    )
+    assert glob(tmp_path, ".venv/**") == (
+        "no files match .venv/** (the working directory holds 2 files; "
+        "3 paths hidden by .gitignore; .venv is never listed)"
+    )
+
+
+# -- counts within a budget ----------------------------------------------------------------------
+
+
+def many(root: Path, count: int) -> list[str]:
+    files = [f"d{n // 10:02d}/f{n:03d}.txt" for n in range(count)]
+    make_tree(root, files)
+    return sorted(files)
+
+
+def test_past_the_budget_the_withheld_count_is_a_bound(tmp_path: Path) -> None:
+    files = many(tmp_path, 300)
+    result = run_glob(GlobArgs(pattern="**/*.txt", limit=5), ToolContext(tmp_path), budget=40)
+    lines = result.content.split("\n")
+    assert lines[:5] == files[:5]  # the page is the true first page, in sorted order
+    assert lines[5] == (
+        "(at least 31 more withheld; counting stopped after 40 entries walked; "
+        "narrow the pattern or raise limit)"
+    )
+    assert result.meta == {"matches": 36, "shown": 5, "exact": False}
+    exact = run_glob(GlobArgs(pattern="**/*.txt", limit=5), ToolContext(tmp_path), budget=400)
+    assert exact.meta == {"matches": 300, "shown": 5, "exact": True}
+    assert exact.content.endswith("(295 more withheld; narrow the pattern or raise limit)")
+
+
+def test_a_page_that_fills_late_is_still_whole(tmp_path: Path) -> None:
+    files = many(tmp_path, 300)
+    result = run_glob(GlobArgs(pattern="d2*/*", limit=3), ToolContext(tmp_path), budget=10)
+    assert result.content.split("\n") == [
+        *files[200:203],
+        "(more may be withheld; counting stopped after 224 entries walked; "
+        "narrow the pattern or raise limit)",
+    ]
+
+
+def test_an_empty_result_counts_the_tree_within_the_budget(tmp_path: Path) -> None:
+    many(tmp_path, 300)
+    small = run_glob(GlobArgs(pattern="*.md"), ToolContext(tmp_path), budget=50)
+    assert small.content == ("no files match *.md (the working directory holds at least 45 files)")
+    assert glob(tmp_path, "*.md") == "no files match *.md (the working directory holds 300 files)"
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    files=st.lists(
+        st.lists(st.sampled_from(NAMES), min_size=1, max_size=4).map("/".join),
+        min_size=1,
+        max_size=20,
+    ),
+    pattern=st.sampled_from(["**", "**/*.js", "*", "a/**", "**/b", "*/*"]),
+    limit=st.integers(1, 6),
+    budget=st.integers(0, 30),
+)
+def test_within_any_budget_the_page_is_right_and_the_count_a_true_bound(
+    tmp_path_factory: pytest.TempPathFactory,
+    files: list[str],
+    pattern: str,
+    limit: int,
+    budget: int,
+) -> None:
+    root = tmp_path_factory.mktemp("budget")
+    files = [f for f in dict.fromkeys(files) if not any(g.startswith(f + "/") for g in files)]
+    make_tree(root, files)
+    expected = oracle(files, pattern)
+    result = run_glob(GlobArgs(pattern=pattern, limit=limit), ToolContext(root), budget=budget)
+    assert result.meta["shown"] == min(limit, len(expected))
+    if expected:
+        assert result.content.split("\n")[: result.meta["shown"]] == expected[:limit]
+    if result.meta["exact"]:
+        assert result.meta["matches"] == len(expected)
+    else:
+        assert limit <= result.meta["matches"] <= len(expected)

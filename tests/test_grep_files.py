@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -175,7 +176,13 @@ def test_missing_ripgrep_says_how_to_install_it(
 
 def test_meta_carries_the_counts(tree: Path) -> None:
     result = run_grep(GrepArgs(pattern="divide", limit=2), ToolContext(tree))
-    assert result.meta == {"matches": 4, "shown": 2, "stopped": False, "big_files_left": False}
+    assert result.meta == {
+        "matches": 4,
+        "shown": 2,
+        "stopped": False,
+        "exact": True,
+        "big_files_left": False,
+    }
 
 
 def test_withheld_count_is_exact_when_only_some_folders_are_capped(tmp_path: Path) -> None:
@@ -191,3 +198,87 @@ def test_withheld_count_is_exact_when_only_some_folders_are_capped(tmp_path: Pat
     result = run_grep(GrepArgs(pattern="hit", limit=10), ToolContext(tmp_path))
     assert result.meta["matches"] == 48
     assert "(38 more matches withheld" in result.content
+
+
+# -- ignore files: grep searches what glob lists ------------------------------------------------
+
+
+@pytest.fixture
+def ignoring(tmp_path: Path) -> Path:
+    return make_tree(
+        tmp_path,
+        {
+            ".gitignore": "build/\n*.log\n.env\n",
+            "src/a.py": "hit\n",
+            "src/gen.log": "hit\n",
+            "build/b.py": "hit\n",
+            ".env": "hit\n",
+            ".venv/lib/c.py": "hit\n",
+            "pkg/__pycache__/m.pyc": "hit\n",
+            ".github/ci.yml": "hit\n",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("glob", "paths"),
+    [
+        (None, [".github/ci.yml", "src/a.py"]),
+        ("*.py", ["src/a.py"]),
+        ("**", [".github/ci.yml", "src/a.py"]),  # "**" matches build/ too: rg enters it
+        ("build/**", []),
+        ("*.log", []),  # a glob does not bring back what .gitignore hides
+    ],
+)
+def test_ignored_files_are_not_searched(ignoring: Path, glob: str | None, paths: list[str]) -> None:
+    content = grep(ignoring, "hit", glob=glob)
+    if paths:
+        assert [line.split(":")[0] for line in content.split("\n")] == paths
+    else:
+        assert content.startswith("no matches for hit")
+
+
+def test_no_match_says_what_the_ignore_files_hid(ignoring: Path) -> None:
+    assert grep(ignoring, "miss") == (
+        "no matches for miss\n(not searched: 3 paths hidden by .gitignore)"
+    )
+
+
+def test_a_recount_of_one_folder_keeps_the_ignore_files_above_it(tmp_path: Path) -> None:
+    # The counting pass names folders to rg, which then reads no ignore file above them.
+    make_tree(tmp_path, {".gitignore": "*.log\n", "a/many.txt": "hit\n" * 30, "a/x.log": "hit\n"})
+    result = run_grep(GrepArgs(pattern="hit", limit=10), ToolContext(tmp_path))
+    assert result.meta["matches"] == 30
+    assert "(20 more matches withheld;" in result.content
+
+
+# -- counts within a budget ----------------------------------------------------------------------
+
+
+def test_past_the_count_budget_the_count_is_a_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path, {"a.txt": "hit\n" * 500, "b.txt": "hit\n" * 500})
+    monkeypatch.setattr(grep_files, "COUNT_BUDGET", 100)
+    result = run_grep(GrepArgs(pattern="hit", limit=5), ToolContext(tmp_path))
+    assert result.content.split("\n")[:5] == [f"a.txt:{n}:hit" for n in range(1, 6)]
+    assert result.content.split("\n")[5] == (
+        "(at least 96 more matches withheld: counting stopped past 100 matches; "
+        "narrow with glob or a stricter pattern)"
+    )
+    assert result.meta["exact"] is False and result.meta["stopped"] is False
+
+
+def test_past_the_count_time_the_count_is_a_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path, {"a.txt": "hit\n" * 500})
+    monkeypatch.setattr(grep_files, "COUNT_TIME_S", 0.0)
+    result = run_grep(GrepArgs(pattern="hit", limit=5), ToolContext(tmp_path))
+    # rg may print its one count before the timer kills it: a bound either way, said as one.
+    assert re.fullmatch(
+        r"\((at least 495 more matches|more matches may be) withheld: counting ran out of "
+        r"time; narrow with glob or a stricter pattern\)",
+        result.content.split("\n")[5],
+    )
+    assert result.meta["exact"] is False and result.meta["stopped"] is False

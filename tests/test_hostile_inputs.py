@@ -20,6 +20,7 @@ import pytest
 import course_agent
 from course_agent.protocol import ToolCall, ToolContext, ToolResult
 from course_agent.registry import default_registry
+from course_agent.tools import grep_files
 from course_agent.tools.grep_files import find_rg
 
 SECRET = "TOP-SECRET-VALUE"
@@ -245,6 +246,62 @@ def test_a_single_50_mb_line(tmp_path: Path) -> None:
             "long to search within 64 MB of memory)"
         )
         assert run["children_mb"] < 100
+
+
+@pytest.fixture(scope="module")
+def two_long_lines(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two files, each 39 MB on one line between short ones: under the 40 MB cut-off, so both
+    must be searched, but rg's two threads cannot hold both lines within 64 MB."""
+    root = tmp_path_factory.mktemp("long")
+    chunk = b"x" * (1 << 20)
+    for name in ("a.txt", "b.txt"):
+        with open(root / name, "wb") as file:
+            file.write(b"needle 1\nneedle 2\n")
+            for _ in range(39):
+                file.write(chunk)
+            file.write(b" needle 3\nneedle 4\n")
+    return root
+
+
+@needs_rg
+@pytest.mark.timeout(60)
+def test_two_files_of_39_mb_lines_are_searched_whole(two_long_lines: Path) -> None:
+    run = measure(two_long_lines, "grep", pattern="needle")
+    long_line = "x" * 120 + "…"
+    assert str(run["content"]).split("\n") == [
+        f"{name}:{n}:{long_line if n == 3 else f'needle {n}'}"
+        for name in ("a.txt", "b.txt")
+        for n in range(1, 5)
+    ]  # all eight lines, and no note claiming that a file was left out
+    assert run["children_mb"] < 100
+
+
+@needs_rg
+@pytest.mark.timeout(60)
+def test_the_counting_pass_is_checked_for_memory_too(two_long_lines: Path) -> None:
+    # With limit 2 the first pass stops before the long lines; the count must read them.
+    run = measure(two_long_lines, "grep", pattern="needle", limit=2)
+    assert run["content"] == (
+        "a.txt:1:needle 1\na.txt:2:needle 2\n"
+        "(6 more matches withheld; narrow with glob or a stricter pattern)"
+    )
+
+
+@needs_rg
+@pytest.mark.timeout(60)
+def test_running_out_of_memory_on_every_pass_is_said_as_such(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.txt").write_bytes(b"needle\n" + b"x" * (16 << 20) + b" needle\n")
+    monkeypatch.setattr(grep_files, "RG_MEMORY", 8 << 20)  # half the line: no pass can hold it
+    result = default_registry().execute(
+        ToolCall("1", "grep", json.dumps({"pattern": "needle"})), ToolContext(tmp_path)
+    )
+    assert "files over 40MB were not searched" not in result.content
+    assert result.content.endswith(
+        "(ripgrep ran out of its 8 MB of memory even with files over 40MB left out: "
+        "the matches above may be incomplete)"
+    )
 
 
 @needs_rg

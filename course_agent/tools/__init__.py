@@ -1,6 +1,7 @@
 """The three read-only tools of day three, each a ToolDef: glob, grep and read_file.
 
-Every path they touch goes through paths.resolve_inside; every walk skips SKIP_DIRS.
+Every path they touch goes through paths.resolve_inside; glob and grep skip SKIP_DIRS and what
+the ignore files hide (tools/ignore.py), alike.
 """
 
 from .glob_files import GLOB_TOOL

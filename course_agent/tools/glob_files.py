@@ -7,18 +7,19 @@ negation (!pattern) and case-insensitive matching.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..paths import resolve_inside
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
-from .walk import SKIP_DIRS, count_files, show_path, walk_files
+from .walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
 from .wildcard import MAX_PATTERN_CHARS, Wildcard
 
-__all__ = ["GLOB_TOOL", "GlobArgs", "run_glob"]
+__all__ = ["GLOB_TOOL", "WALK_BUDGET", "GlobArgs", "run_glob"]
+
+# Entries a walk may look at once the first page is full: past it, counts become lower bounds.
+WALK_BUDGET = 20_000
 
 _SPECIAL = set("*?[{\\")  # a path segment without these is literal: the walk can start below it
 
@@ -72,38 +73,70 @@ def _plan(pattern: str, root: Path) -> tuple[str, Wildcard, int | None]:
     return ("" if top == "." else top), matcher, max_depth
 
 
-def run_glob(args: GlobArgs, ctx: ToolContext) -> ToolResult:
+def run_glob(args: GlobArgs, ctx: ToolContext, *, budget: int = WALK_BUDGET) -> ToolResult:
     """Matching paths, sorted, one per line, then `(37 more withheld; ...)` past the limit; or
-    `no files match **/*.py (the working directory holds 12 files)`."""
+    `no files match **/*.py (the working directory holds 12 files)`. Counts are exact within
+    `budget` entries walked, lower bounds past it; the page itself is always complete."""
     root = ctx.root.resolve()
     top, matcher, max_depth = _plan(args.pattern, root)
-    walked = matched = 0  # both exact: "37 more withheld", "the directory holds 12 files"
-
-    def matches() -> Iterator[str]:
-        nonlocal walked, matched
-        for path in walk_files(root, top, max_depth):
-            walked += 1
-            if matcher.match(path):
-                matched += 1
-                yield path
-
-    # nsmallest keeps `limit` paths in a heap, whatever the tree holds; the result is sorted.
-    shown = heapq.nsmallest(args.limit, matches())
+    walk = Walk(root, top, max_depth)
+    shown: list[str] = []
+    matched = 0
+    # The walk is in sorted order: the first `limit` matches are the page. Once it is full,
+    # counting the rest goes on only while the budget lasts.
+    for path in walk:
+        if matcher.match(path):
+            matched += 1
+            if len(shown) < args.limit:
+                shown.append(path)
+                if len(shown) == args.limit:
+                    walk.budget = max(walk.walked, budget)
     lines = [show_path(f"{top}/{path}" if top else path) for path in shown]
+    meta = {"matches": matched, "shown": len(shown), "exact": walk.complete}
     if not lines:
-        whole_tree = not top and max_depth is None  # then the walk above counted every file
-        total = walked if whole_tree else count_files(root)
-        notes = [f"the working directory holds {total} file{'' if total == 1 else 's'}"]
-        if top and not Path(root, top).is_dir():
-            notes.insert(0, f"{top}/ is not a directory")
-        if SKIP_DIRS & set(args.pattern.split("/")):
-            *others, last = sorted(SKIP_DIRS)
-            notes.append(f"{', '.join(others)} and {last} are never listed")
-        content = f"no files match {args.pattern} ({'; '.join(notes)})"
-        return ToolResult(content, meta={"matches": 0, "shown": 0})
-    if matched > len(lines):
-        lines.append(f"({matched - len(lines)} more withheld; narrow the pattern or raise limit)")
-    return ToolResult("\n".join(lines), meta={"matches": matched, "shown": len(shown)})
+        return ToolResult(_nothing_found(args.pattern, root, top, walk, budget), meta=meta)
+    withheld = matched - len(lines)
+    if not walk.complete:
+        more = f"at least {withheld} more" if withheld else "more may be"
+        lines.append(
+            f"({more} withheld; counting stopped after {walk.walked} entries walked; "
+            "narrow the pattern or raise limit)"
+        )
+    elif withheld:
+        lines.append(f"({withheld} more withheld; narrow the pattern or raise limit)")
+    if walk.hidden:
+        lines.append(f"({walk.hidden_note()})")
+    return ToolResult("\n".join(lines), meta=meta)
+
+
+def _nothing_found(pattern: str, root: Path, top: str, walk: Walk, budget: int) -> str:
+    """`no files match PATTERN (notes)`: how many files there are, and why some are not listed."""
+    notes = []
+    if walk.blocked and walk.blocked not in SKIP_DIRS:  # a skipped name gets its note below
+        notes.append(f"{top}/ is hidden by {walk.blocked}")
+    elif top and not Path(root, top).is_dir():
+        notes.append(f"{top}/ is not a directory")
+    everything = walk
+    if top or walk.max_depth is not None:  # the walk above saw part of the tree: count it all
+        everything = Walk(root)
+        everything.budget = budget
+    total = sum(1 for _ in everything)
+    files = f"file{'' if total == 1 else 's'}"
+    if everything.complete:
+        notes.append(f"the working directory holds {total} {files}")
+    else:
+        notes.append(f"the working directory holds at least {total} {files}")
+    if everything.hidden:
+        notes.append(everything.hidden_note())
+    named = set(pattern.split("/"))
+    if COURSE_SKIPS & named:
+        *others, last = sorted(COURSE_SKIPS)
+        notes.append(f"{', '.join(others)} and {last} are never listed")
+    if python_skips := sorted((SKIP_DIRS - COURSE_SKIPS) & named):
+        *others, last = python_skips
+        names = f"{', '.join(others)} and {last} are" if others else f"{last} is"
+        notes.append(f"{names} never listed")
+    return f"no files match {pattern} ({'; '.join(notes)})"
 
 
 GLOB_TOOL = ToolDef(

@@ -7,40 +7,48 @@ whatever the tree holds. Deliberately not handled: context lines, multiline patt
 
 from __future__ import annotations
 
-import contextlib
 import heapq
 import os
 import shutil
-import subprocess
 import sysconfig
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
 from .keyfiles import KEY_FILES
-from .walk import SKIP_DIRS, show_path
+from .rg_process import Ripgrep
+from .walk import SKIP_DIRS, WALK_BUDGET, Visibility, Walk, show_path
 from .wildcard import MAX_PATTERN_CHARS
 
 __all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
 MAX_LINE_CHARS = 120
 TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
-_MAX_RECORD = 64 * 1024  # one output line: a path (4 KiB at most) and a 500-byte preview
+# The exact count of what is withheld is cheap until a file holds a million matches or a sparse
+# match sits deep in a huge file; past either budget the count is given as a lower bound.
+COUNT_BUDGET = 1_000_000  # matches
+COUNT_TIME_S = 2.0  # seconds the counting pass may take
 _RECOUNT_CHARS = 30_000  # folder names one recount may list: Windows allows 32,767 in all
-# rg holds a whole line in memory: one 1 GB line would take 1.2 GB. Capped, rg aborts instead,
-# and the search runs again without files over BIG_FILE, whose lines (40 MB at most) rg can
-# hold in about 52 MB. Measured with rg 14.1: a 48 MB line already takes 146 MB.
+# rg holds a whole line in memory: one 1 GB line would take 1.2 GB. Capped, rg aborts instead.
+# Its two threads may each hold a long line, so the search runs again on one thread; if that
+# aborts too, some line is too long for the cap, and it runs a third time without files over
+# BIG_FILE, whose lines (40 MB at most) one thread holds in about 52 MB. Measured with rg 14.1:
+# a 48 MB line already takes 146 MB.
 RG_MEMORY = 64 * 2**20
 BIG_FILE = "40M"
+_LADDER = [(False, False), (True, False), (True, True)]  # (one thread, small files only)
 
 _FLAGS = [
     "--no-config",  # a user's ~/.ripgreprc must not change what the model sees
-    "--no-ignore",  # .gitignore is not ours to apply; SKIP_DIRS are excluded explicitly
+    # The ignore rules glob applies (tools/ignore.py): the working directory's own ignore files,
+    # .gitignore with or without a .git, nothing from above the root or from the user's config.
+    "--no-require-git",
+    "--no-ignore-parent",
+    "--no-ignore-global",
     "--hidden",  # dotfiles are searched, as glob lists them
     "--null",  # path\0...: a file name may contain ":" or even a newline
     "--with-filename",
@@ -74,96 +82,6 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-class _Ripgrep:
-    """One rg process: stdout streamed as `path\\0rest` records, stderr drained, a deadline kept.
-
-    The deadline is enforced twice: a timer kills rg even while we wait for its next line, and
-    `records` stops as soon as it has passed. Either way `stopped` is then True.
-    """
-
-    def __init__(self, command: list[str], cwd: Path, deadline: float) -> None:
-        self.deadline, self.stopped, self.code = deadline, False, 0
-        try:
-            self.process = subprocess.Popen(
-                command,
-                cwd=cwd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-        except (OSError, ValueError) as exc:  # ValueError: text that cannot become an argument
-            raise ToolError(f"grep could not start ripgrep: {exc}") from None
-        _cap_memory(self.process.pid)
-        self._stderr: list[bytes] = []
-        self._drainer = threading.Thread(target=self._drain, daemon=True)
-        self._drainer.start()
-        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
-        self._timer.start()
-
-    def _expire(self) -> None:
-        self.stopped = True
-        self.process.kill()
-
-    def _drain(self) -> None:
-        """Read stderr to the end so rg never blocks on it, keeping only its first 4 KiB."""
-        assert self.process.stderr is not None
-        size = 0
-        while chunk := self.process.stderr.read(4096):
-            if size < 4096:
-                self._stderr.append(chunk)
-            size += len(chunk)
-
-    def records(self) -> Iterator[tuple[bytes, bytes]]:
-        """(path, rest) per output line; `rest` is `12:content` or, with --count, `12`."""
-        assert self.process.stdout is not None
-        pending = b""  # a file name with "\n" in it: its record began on an earlier line
-        while line := self.process.stdout.readline(_MAX_RECORD):
-            if not line.endswith(b"\n") and len(line) == _MAX_RECORD:  # overlong: drop the rest
-                while (more := self.process.stdout.readline(_MAX_RECORD)) and more[-1:] != b"\n":
-                    pass
-            if b"\0" not in line:
-                pending = (pending + line)[-_MAX_RECORD:]
-                continue
-            path, _, rest = (pending + line).partition(b"\0")
-            pending = b""
-            yield path, rest.rstrip(b"\n")
-            if time.monotonic() >= self.deadline:
-                self.stopped = True
-                return
-
-    @property
-    def out_of_memory(self) -> bool:
-        """rg aborted on an allocation over RG_MEMORY: some file holds an enormous line."""
-        return "memory allocation of" in self.error()
-
-    def error(self) -> str:
-        """rg's complaint as it wrote it (a regex error points at the spot), at most 400 chars."""
-        text = b"".join(self._stderr).decode("utf-8", "replace")
-        return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())[:400]
-
-    def __enter__(self) -> _Ripgrep:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-        if self.stopped or exc[0] is not None:
-            self.process.kill()  # stopped early, or leaving on an exception: leave no rg behind
-        self.code = self.process.wait()  # rg exits right after its last line
-        self._drainer.join(timeout=5)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
-
-
-def _cap_memory(pid: int) -> None:
-    """Cap rg's heap at RG_MEMORY (Linux; elsewhere rg runs uncapped). Set on the running process
-    rather than in a preexec_fn, which is unsafe in a threaded kernel; rg has not read yet."""
-    with contextlib.suppress(ImportError, AttributeError, OSError, ValueError):
-        import resource
-
-        resource.prlimit(pid, resource.RLIMIT_DATA, (RG_MEMORY, RG_MEMORY))
-
-
 def _show_match(path: bytes, number: int, content: bytes) -> str:
     """One `path:line:content` line: path without "./", content cut at 120 characters."""
     name = show_path(os.fsdecode(path.removeprefix(b"./")))
@@ -181,27 +99,141 @@ def ripgrep_command(
     count: bool = False,
     folders: list[str] | None = None,
     small_files: bool = False,
+    one_thread: bool = False,
 ) -> list[str]:
     """The rg command line: matching lines, at most `limit` per file (pass 1), or with `count`
     the matches per file (pass 2). It searches the whole root, or `folders` one level deep;
-    `small_files` leaves out files over BIG_FILE."""
+    `small_files` leaves out files over BIG_FILE, `one_thread` holds one file at a time."""
     if count:
-        mode = ["--count"]
+        # A file's count stops one past the budget: enough to know the budget was passed.
+        mode = ["--count", f"--max-count={COUNT_BUDGET + 1}"]
     else:
         # At most `limit` lines per file: the `limit` smallest (path, line) keys overall are
         # among them, and rg never has to buffer a file's million matches. A 50 MB line comes
         # back as a 500-byte preview.
         mode = ["--line-number", "--max-columns=500", "--max-columns-preview"]
         mode.append(f"--max-count={args.limit}")
+    mode += ["--threads=1"] if one_thread else []
     scope = [f"--max-filesize={BIG_FILE}"] if small_files else []
     scope += [f"--glob={args.glob}"] if args.glob else []
     # Later globs win in ripgrep: the skipped directories stay skipped whatever the model asks,
     # and so do key files (any case: .ENV is .env on some disks).
-    scope += [f"--glob=!{name}" for name in sorted(SKIP_DIRS)]
+    scope += [f"--glob=!{name}/" for name in sorted(SKIP_DIRS)]
     scope += [f"--iglob=!{name}" for name in KEY_FILES]
     # Searching "." (or folders found by searching it) never leaves the root.
     where = ["--max-depth=1", "--", *folders] if folders else ["--", "."]
     return [rg, *_FLAGS, *mode, *scope, "--regexp", args.pattern, *where]
+
+
+def _search(
+    command: Callable[[bool, bool], list[str]],
+    root: Path,
+    deadline: float,
+    read: Callable[[Ripgrep], object],
+    rung: int = 0,
+) -> tuple[Ripgrep, int]:
+    """Run rg, and again one rung down _LADDER each time it runs out of memory; `read` takes
+    each run's records (and starts its tally afresh). Returns the last run and its rung."""
+    while True:
+        with Ripgrep(command(*_LADDER[rung]), root, deadline, RG_MEMORY) as run:
+            read(run)
+        if not run.out_of_memory or run.stopped or rung == len(_LADDER) - 1:
+            return run, rung
+        rung += 1
+
+
+class _Lines:
+    """Pass 1: the `limit` first matching lines, and what the counting pass needs to know."""
+
+    def __init__(self, limit: int, visible: Callable[[str], bool] | None) -> None:
+        self.limit, self.visible = limit, visible
+        self.kept: list[tuple[bytes, int, bytes]] = []
+
+    def __call__(self, run: Ripgrep) -> None:
+        self.seen = 0
+        self.seen_in: Counter[bytes] = Counter()  # folder -> matching lines listed from its files
+        self.capped: set[bytes] = set()  # folders holding a file whose lines stopped at `limit`
+        # A bounded heap: sorted output without rg's --sort, which makes rg single-threaded.
+        self.kept = heapq.nsmallest(self.limit, self._matches(run))
+
+    def _matches(self, run: Ripgrep) -> Iterator[tuple[bytes, int, bytes]]:
+        current, folder, in_file, shown = b"", b"", 0, True
+        for path, rest in run.records():
+            number, _, content = rest.partition(b":")
+            if not number.isdigit():
+                continue  # not a match line; rg prints none with these flags, but be sure
+            # rg prints each file's lines together: count them to spot a file cut at `limit`.
+            if path != current:
+                current, folder, in_file = path, os.path.dirname(path), 0
+                shown = self.visible is None or self.visible(_relative(path))
+            if not shown:
+                continue
+            in_file, self.seen = in_file + 1, self.seen + 1
+            self.seen_in[folder] += 1
+            if in_file >= self.limit:
+                self.capped.add(folder)
+            yield path, int(number), content
+
+
+class _Count:
+    """Pass 2: matches per file added up, until COUNT_BUDGET is passed."""
+
+    def __init__(self, visible: Callable[[str], bool] | None) -> None:
+        self.visible = visible
+
+    def __call__(self, run: Ripgrep) -> None:
+        self.total, self.complete = 0, True
+        for path, rest in run.records():
+            if rest.isdigit() and (self.visible is None or self.visible(_relative(path))):
+                self.total += int(rest)
+                if self.total > COUNT_BUDGET:
+                    self.complete = False
+                    run.abandon()
+                    return
+
+
+def _relative(path: bytes) -> str:
+    return os.fsdecode(path.removeprefix(b"./"))
+
+
+def _recount(
+    rg: str,
+    args: GrepArgs,
+    root: Path,
+    deadline: float,
+    lines_pass: _Lines,
+    visible: Visibility | None,
+    rung: int,
+) -> tuple[int, str]:
+    """Pass 2: the exact number of matches, or a lower bound and why it is one. Every match in
+    folders without a capped file was listed, so only the capped folders are recounted, one level
+    deep; or, when their names would not fit on one command line, the whole root."""
+    folders = sorted(os.fsdecode(folder) for folder in lines_pass.capped)
+    total = lines_pass.seen - sum(lines_pass.seen_in[folder] for folder in lines_pass.capped)
+    if sum(map(len, folders)) > _RECOUNT_CHARS:
+        folders, total = [], 0
+
+    def command(one_thread: bool, small_files: bool) -> list[str]:
+        return ripgrep_command(
+            rg, args, count=True, folders=folders, one_thread=one_thread, small_files=small_files
+        )
+
+    # Folders named on the command line escape the ignore files above them (rg reads none above
+    # where it starts), so their counts are checked against the rules too.
+    count = _Count(visible or (Visibility(root) if folders else None))
+    run, count_rung = _search(
+        command, root, min(deadline, time.monotonic() + COUNT_TIME_S), count, rung
+    )
+    total = max(total + count.total, lines_pass.seen)
+    if not count.complete:
+        return total, f"counting stopped past {COUNT_BUDGET} matches"
+    if run.stopped:
+        return total, "counting ran out of time"
+    if run.out_of_memory:
+        return total, "ripgrep ran out of memory while counting"
+    if _LADDER[count_rung][1] and not _LADDER[rung][1]:
+        return total, f"files over {BIG_FILE}B were left out of the count"
+    return total, ""
 
 
 def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
@@ -216,62 +248,33 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     if rg is None:
         raise ToolError("grep needs ripgrep, which is not installed: run `pip install ripgrep`")
     root, deadline = ctx.root.resolve(), time.monotonic() + TIME_BUDGET_S
-
-    seen = 0
-    seen_in: Counter[bytes] = Counter()  # folder -> matching lines listed from its files
-    capped: set[bytes] = set()  # folders holding a file whose lines stopped at `limit`
-    small_files = False  # True once rg ran out of memory: files over BIG_FILE are left out
-
-    def matches(run: _Ripgrep) -> Iterator[tuple[bytes, int, bytes]]:
-        nonlocal seen
-        current, folder, in_file = b"", b"", 0
-        for path, rest in run.records():
-            number, _, content = rest.partition(b":")
-            if not number.isdigit():
-                continue  # not a match line; rg prints none with these flags, but be sure
-            # rg prints each file's lines together: count them to spot a file cut at `limit`.
-            if path != current:
-                current, folder, in_file = path, os.path.dirname(path), 0
-            in_file, seen = in_file + 1, seen + 1
-            seen_in[folder] += 1
-            if in_file >= limit:
-                capped.add(folder)
-            yield path, int(number), content
+    # The model's glob is a whitelist to rg, and a whitelist beats .gitignore there: "*.py" would
+    # search an ignored version.py. What rg finds is then checked against the ignore rules.
+    visible = Visibility(root) if glob else None
 
     # Pass 1: the lines.
-    with _Ripgrep(ripgrep_command(rg, args), root, deadline) as run:
-        # A bounded heap: sorted output without rg's --sort, which makes rg single-threaded.
-        kept = heapq.nsmallest(limit, matches(run))
-    if run.out_of_memory and not run.stopped:
-        # Its matches are incomplete: start again without the files that can hold such a line.
-        seen, small_files = 0, True
-        seen_in.clear()
-        capped.clear()
-        with _Ripgrep(ripgrep_command(rg, args, small_files=True), root, deadline) as run:
-            kept = heapq.nsmallest(limit, matches(run))
-    error, stopped, total = run.error(), run.stopped, seen
+    lines_pass = _Lines(limit, visible)
 
-    # Pass 2, only when some file had `limit` matches or more: count exactly. Every match in
-    # other folders was listed, so recount just the capped folders, one level deep; or, when
-    # their names would not fit on one command line, the whole root.
-    if capped and not stopped:
-        folders = sorted(os.fsdecode(folder) for folder in capped)
-        if sum(map(len, folders)) <= _RECOUNT_CHARS:
-            total = seen - sum(seen_in[folder] for folder in capped)
-        else:
-            folders, total = [], 0
-        command = ripgrep_command(rg, args, count=True, folders=folders, small_files=small_files)
-        with _Ripgrep(command, root, deadline) as count:
-            total += sum(int(rest) for _, rest in count.records() if rest.isdigit())
-        stopped = count.stopped
-        total = max(total, seen)
+    def lines_command(one_thread: bool, small_files: bool) -> list[str]:
+        return ripgrep_command(rg, args, one_thread=one_thread, small_files=small_files)
 
-    lines = [_show_match(*record) for record in kept]
+    run, rung = _search(lines_command, root, deadline, lines_pass)
+    error, stopped, total = run.error(), run.stopped, lines_pass.seen
+    out_of_memory = run.out_of_memory and not stopped
+
+    # Pass 2, only when some file had `limit` matches or more: count.
+    counted = ""  # why the count is a lower bound, if it is one
+    if lines_pass.capped and not stopped:
+        total, counted = _recount(rg, args, root, deadline, lines_pass, visible, rung)
+    exact = not counted
+
+    lines = [_show_match(*record) for record in lines_pass.kept]
     meta = {
         "matches": total,
         "shown": len(lines),
         "stopped": stopped,
-        "big_files_left": small_files,
+        "exact": exact and not stopped,
+        "big_files_left": rung == len(_LADDER) - 1,
     }
     # Exit code 2 with nothing found and no "(os error N)" is rg refusing the pattern or glob.
     if run.code == 2 and not lines and not stopped and "(os error" not in error:
@@ -282,10 +285,19 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
             f"(search stopped after {TIME_BUDGET_S:g} s with {total} matches seen so far; "
             "narrow with glob or a stricter pattern)"
         )
+    elif counted:
+        more = total - len(lines)
+        withheld = f"at least {more} more matches" if more else "more matches may be"
+        notes.append(f"({withheld} withheld: {counted}; narrow with glob or a stricter pattern)")
     elif total > len(lines):
         more = total - len(lines)
         notes.append(f"({more} more matches withheld; narrow with glob or a stricter pattern)")
-    if small_files:
+    if out_of_memory:
+        notes.append(
+            f"(ripgrep ran out of its {RG_MEMORY >> 20} MB of memory even with files over "
+            f"{BIG_FILE}B left out: the matches above may be incomplete)"
+        )
+    elif meta["big_files_left"]:
         notes.append(
             f"(files over {BIG_FILE}B were not searched: one of them holds a line too long to "
             f"search within {RG_MEMORY >> 20} MB of memory)"
@@ -295,6 +307,12 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         notes.append(f"(some files could not be read: {error.splitlines()[0]})")
     if not lines:
         lines = [f"no matches for {pattern}" + (f" in files matching {glob}" if glob else "")]
+        walk = Walk(root)
+        walk.budget = WALK_BUDGET
+        for _ in walk:
+            pass  # only what the ignore files hid is wanted
+        if walk.hidden:
+            notes.append(f"(not searched: {walk.hidden_note()})")
     return ToolResult("\n".join(lines + notes), meta=meta)
 
 

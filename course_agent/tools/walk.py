@@ -1,23 +1,48 @@
 """Walk a working directory the way a read-only tool should: skip the noise, never leave the root.
 
-`walk_files` is shared by glob and by the "the working directory holds N files" count; `show_path`
-turns any file name into one printable line. Deliberately not handled: .gitignore rules (only the
-SKIP_DIRS are skipped) and matching (glob does that).
+`Walk` yields files in sorted order, so a first page needs no full listing, and it counts what it
+looked at and what ignore rules hid. Deliberately not handled: matching (glob does that).
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..paths import resolve_inside
 from ..protocol import ToolError
+from .ignore import KINDS, Rules
 
-__all__ = ["SKIP_DIRS", "count_files", "show_path", "walk_files"]
+__all__ = [
+    "COURSE_SKIPS",
+    "SKIP_DIRS",
+    "WALK_BUDGET",
+    "Visibility",
+    "Walk",
+    "show_path",
+    "walk_files",
+]
 
-# Skipped at any depth, by every tool: one call would otherwise return ten thousand noise files.
-SKIP_DIRS = frozenset({".git", "dist", "node_modules"})
+# Entries a walk may look at for a count once its first page is full: past it, a count that
+# would need the whole tree ("the working directory holds N files") is given as a lower bound.
+WALK_BUDGET = 20_000
+
+# Skipped at any depth, by every tool, even where no ignore file names them: one call would
+# otherwise return ten thousand noise files. The course names the first three.
+COURSE_SKIPS = frozenset({".git", "dist", "node_modules"})
+SKIP_DIRS = COURSE_SKIPS | {
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".ipynb_checkpoints",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+}
+
+_IGNORE_NAMES = frozenset(kind.split("/")[0] for kind in KINDS)  # .gitignore, ..., .git
 
 # Control characters would break "one path per line"; they are shown as escapes instead.
 _ESCAPES = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {
@@ -47,36 +72,133 @@ def _is_file_inside(root: Path, link: str) -> bool:
         return False
 
 
-def walk_files(root: Path, top: str = "", max_depth: int | None = None) -> Iterator[str]:
-    """Yield every file below `root`/`top` as a '/'-separated path relative to `top`, unordered.
+def _listing(directory: str) -> tuple[list[str], set[str], frozenset[str]]:
+    """A directory's entries as sorted keys, a directory's with a "/" appended, so that a
+    depth-first walk yields sorted paths ("a.txt" < "a/b" < "a0"); which of them are symlinks;
+    which ignore files (and .git) it holds. Unreadable: nothing, as find 2>/dev/null."""
+    keys: list[str] = []
+    links: set[str] = set()
+    found: set[str] = set()
+    try:
+        with os.scandir(directory) as scan:
+            for entry in scan:
+                # DirEntry answers from the directory listing itself (d_type): no stat call,
+                # which is what keeps this walk close to find's speed.
+                name = entry.name
+                if name in _IGNORE_NAMES:
+                    found.add(name)
+                if entry.is_dir(follow_symlinks=False):
+                    keys.append(name + "/")
+                elif entry.is_file(follow_symlinks=False):
+                    keys.append(name)
+                elif entry.is_symlink():
+                    keys.append(name)
+                    links.add(name)
+    except OSError:
+        pass
+    keys.sort()
+    return keys, links, frozenset(found)
 
-    `root` must be resolved. Symlinked directories are never entered (so no loop and no way out);
-    a symlinked file is listed only if it resolves inside `root`. `max_depth` 0 lists `top` alone,
-    1 also its subdirectories, and so on. Unreadable directories are skipped silently, as with
-    find 2>/dev/null.
+
+class Walk:
+    """Every file below `root`/`top` as a '/'-separated path relative to `top`, in sorted order.
+
+    `root` must be resolved. Symlinked directories are never entered (no loop, no way out); a
+    symlinked file is listed only if it resolves inside `root`. `max_depth` 0 lists `top` alone,
+    1 also its subdirectories. SKIP_DIRS and what ignore files hide are not entered or listed.
+    While and after iterating: `walked` entries looked at, `hidden` per kind of ignore file,
+    `complete` once the walk reached its end, `blocked` when `top` itself is skipped or hidden.
+    Set `budget` (entries) at any time to stop the walk there.
     """
-    if any(part in SKIP_DIRS for part in top.split("/")):
-        return
-    # A stack of (prefix relative to top, absolute directory, depth): depth-first, one open fd.
-    stack = [("", os.path.join(root, top), 0)]
-    while stack:
-        prefix, directory, depth = stack.pop()
-        try:
-            with os.scandir(directory) as entries:
-                for entry in entries:
-                    # DirEntry answers from the directory listing itself (d_type): no stat call,
-                    # which is what keeps this walk close to find's speed.
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in SKIP_DIRS and (max_depth is None or depth < max_depth):
-                            stack.append((f"{prefix}{entry.name}/", entry.path, depth + 1))
-                    elif entry.is_file(follow_symlinks=False) or (
-                        entry.is_symlink() and _is_file_inside(root, entry.path)
-                    ):
-                        yield prefix + entry.name
-        except OSError:
-            continue
+
+    def __init__(self, root: Path, top: str = "", max_depth: int | None = None) -> None:
+        self.root, self.top, self.max_depth = root, top, max_depth
+        self.budget: int | None = None
+        self.walked = 0
+        self.hidden: Counter[str] = Counter()
+        self.complete = False
+        self.blocked: str | None = None  # "node_modules" or ".gitignore": why top is not walked
+
+    def __iter__(self) -> Iterator[str]:
+        rules = Visibility(self.root).rules_in(self.top)
+        if isinstance(rules, str):
+            self.blocked, self.complete = rules, True
+            return
+        base = f"{self.top}/" if self.top else ""  # rules want paths from the root
+        keys, links, _ = _listing(os.path.join(self.root, self.top))
+        # A stack of (prefix relative to top, rules in force, links, the listing, depth): each
+        # listing is read whole, so only one directory is open at a time.
+        stack = [("", rules, links, iter(keys), 0)]
+        while stack:
+            prefix, rules, links, keys, depth = stack[-1]
+            ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
+            for key in keys:
+                if self.budget is not None and self.walked >= self.budget:
+                    return
+                self.walked += 1
+                is_dir = key[-1] == "/"
+                path = prefix + (key[:-1] if is_dir else key)
+                if is_dir and key[:-1] in SKIP_DIRS:
+                    continue
+                if ruled and (hidden_by := rules.hidden_by(base + path, is_dir)):
+                    self.hidden[hidden_by] += 1
+                    continue
+                if is_dir:
+                    if self.max_depth is None or depth < self.max_depth:
+                        inner_keys, inner_links, found = _listing(
+                            os.path.join(self.root, base + path)
+                        )
+                        inner = rules.below(self.root, base + path, found) if found else rules
+                        stack.append((path + "/", inner, inner_links, iter(inner_keys), depth + 1))
+                        break  # walk the subdirectory now: its paths sort before the next entry
+                elif key not in links or _is_file_inside(
+                    self.root, os.path.join(self.root, base + path)
+                ):
+                    yield path
+            else:
+                stack.pop()
+        self.complete = True
+
+    def hidden_note(self) -> str:
+        """`41 paths hidden by .gitignore, 2 by .ignore`; "at least" while the walk is partial."""
+        # Most first; a tie in the order of precedence.
+        ranked = sorted(self.hidden.items(), key=lambda item: (-item[1], KINDS.index(item[0])))
+        (kind, first), *others = ranked
+        text = f"{first} path{'' if first == 1 else 's'} hidden by {kind}"
+        text += "".join(f", {count} by {kind}" for kind, count in others)
+        return text if self.complete else f"at least {text}"
 
 
-def count_files(root: Path) -> int:
-    """How many files glob could list at all: the figure an empty result reports."""
-    return sum(1 for _ in walk_files(root))
+class Visibility:
+    """Whether the walk would list a file, for paths found another way (ripgrep's output):
+    `visible("src/a.py")`. Each directory's rules are read once and kept."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._rules: dict[str, Rules | str] = {"": Rules().below(root, "")}
+
+    def rules_in(self, directory: str) -> Rules | str:
+        """The rules in force in `directory` (relative to the root), or why it is not walked:
+        the skipped name ("node_modules") or the ignore file that hides it (".gitignore")."""
+        rules, path = self._rules[""], ""
+        for part in directory.split("/") if directory else []:
+            path = f"{path}/{part}" if path else part
+            if path not in self._rules:
+                if isinstance(rules, str):
+                    self._rules[path] = rules
+                elif part in SKIP_DIRS:
+                    self._rules[path] = part
+                else:
+                    hidden_by = rules.hidden_by(path, is_dir=True)
+                    self._rules[path] = hidden_by or rules.below(self.root, path)
+            rules = self._rules[path]
+        return rules
+
+    def __call__(self, path: str) -> bool:
+        rules = self.rules_in(path.rpartition("/")[0])
+        return not isinstance(rules, str) and rules.hidden_by(path, is_dir=False) is None
+
+
+def walk_files(root: Path, top: str = "", max_depth: int | None = None) -> Iterator[str]:
+    """The files of `Walk(root, top, max_depth)`, for callers that need nothing else."""
+    return iter(Walk(root, top, max_depth))
