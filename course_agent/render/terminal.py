@@ -49,7 +49,7 @@ def call_line(call: ToolCall) -> str:
 
 
 def card_line(call: ToolCall, result: ToolResult) -> str:
-    """`v read_file fed back 248 chars - src/calc.js (lines 1-13 of 13)`; `x` when it failed.
+    """`v read_file fed back 386 chars - src/calc.js (lines 1-13 of 13)`; `x` when it failed.
 
     The count is of the characters the model got; the line shown has its controls escaped.
     """
