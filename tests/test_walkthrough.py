@@ -247,7 +247,10 @@ def resolve(dotted: str) -> Any:
             }:
                 found = name
             else:
-                found = vars(found())[name]  # an attribute the constructor sets, e.g. by_index
+                try:  # an attribute the constructor sets, e.g. by_index
+                    found = vars(found())[name]
+                except Exception:
+                    raise AssertionError(f"the name table names {dotted}: no {name}") from None
         return found
     raise ModuleNotFoundError(dotted)
 
