@@ -31,6 +31,7 @@ __all__ = [
     "fixture_reply",
     "gzipped",
     "html_reply",
+    "packed",
     "sse_reply",
     "status_reply",
 ]
@@ -107,6 +108,14 @@ def gzipped(parts: Iterable[bytes]) -> Iterator[bytes]:
         if packed := packer.compress(part):
             yield packed
     yield packer.flush()
+
+
+def packed(reply: Reply, piece: int = 5) -> Reply:
+    """`reply` sent gzip-compressed (Content-Encoding: gzip), `piece` bytes per write."""
+    body = b"".join(gzipped([b"".join(reply.parts)]))
+    headers = {**reply.headers, "Content-Encoding": "gzip"}
+    parts = [body[i : i + piece] for i in range(0, len(body), piece)]
+    return Reply(reply.status, headers, parts, reply.ending, reply.hold)
 
 
 def html_reply(status: int = 200) -> Reply:

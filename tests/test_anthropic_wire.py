@@ -4,7 +4,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway import STREAMS, Gateway, Reply, fixture_reply, html_reply, sse_reply, status_reply
+from gateway import (
+    STREAMS,
+    Gateway,
+    Reply,
+    fixture_reply,
+    html_reply,
+    packed,
+    sse_reply,
+    status_reply,
+)
 from pydantic import BaseModel
 from turns import Turn, merged
 
@@ -21,6 +30,7 @@ from course_agent.protocol import (
 )
 from course_agent.providers.anthropic_wire import ANTHROPIC, ANTHROPIC_VERSION, anthropic_wire
 from course_agent.providers.http import HttpModel
+from course_agent.providers.replay import ReplayModel
 from course_agent.registry import ToolRegistry
 from course_agent.settings import choose
 
@@ -98,13 +108,25 @@ def test_the_table_covers_every_anthropic_recording() -> None:
     assert (STREAMS / "README.txt").is_file()  # provenance travels with the copies
 
 
-@pytest.mark.parametrize("piece", [None, 5], ids=["by-line", "5-byte-writes"])
+@pytest.mark.parametrize("delivery", ["by-line", "5-byte-writes", "gzip"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_stream_merges_to_the_expected_turn(
-    gateway: Gateway, name: str, piece: int | None
+    gateway: Gateway, name: str, delivery: str
 ) -> None:
-    gateway.queue(recorded_reply(name, piece))
+    reply = recorded_reply(name, None if delivery == "by-line" else 5)
+    gateway.queue(packed(reply) if delivery == "gzip" else reply)
     assert merged(list(model_for(gateway).stream(QUESTION, []))) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_recorded_stream_recorded_again_replays_the_same_events(
+    gateway: Gateway, name: str, tmp_path: Path
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    gateway.queue(recorded_reply(name, 5))
+    live = list(model_for(gateway, record=recording).stream(QUESTION, []))
+    assert list(ReplayModel(recording, ANTHROPIC).stream(QUESTION, [])) == live
+    assert KEY not in recording.read_text()
 
 
 def test_recorded_index_is_the_content_block_index(gateway: Gateway) -> None:

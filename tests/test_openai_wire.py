@@ -8,6 +8,7 @@ from gateway import (
     Reply,
     fixture_reply,
     html_reply,
+    packed,
     sse_reply,
     status_reply,
 )
@@ -21,6 +22,7 @@ from course_agent.protocol import (
 )
 from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
+from course_agent.providers.replay import ReplayModel
 from course_agent.settings import choose
 
 KEY = "sk-test-SECRET-1234567890abcdef"
@@ -166,13 +168,25 @@ def test_the_table_covers_every_openai_style_recording() -> None:
     assert len(copied) == 20
 
 
-@pytest.mark.parametrize("piece", [None, 5], ids=["by-line", "5-byte-writes"])
+@pytest.mark.parametrize("delivery", ["by-line", "5-byte-writes", "gzip"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_stream_merges_to_the_expected_turn(
-    gateway: Gateway, name: str, piece: int | None
+    gateway: Gateway, name: str, delivery: str
 ) -> None:
-    gateway.queue(fixture_reply(name, piece))
+    reply = fixture_reply(name, None if delivery == "by-line" else 5)
+    gateway.queue(packed(reply) if delivery == "gzip" else reply)
     assert merged(list(model_for(gateway).stream(QUESTION, []))) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_recorded_stream_recorded_again_replays_the_same_events(
+    gateway: Gateway, name: str, tmp_path: Path
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    gateway.queue(fixture_reply(name, 5))
+    live = list(model_for(gateway, record=recording).stream(QUESTION, []))
+    assert list(ReplayModel(recording).stream(QUESTION, [])) == live
+    assert KEY not in recording.read_text()
 
 
 def test_groq_midstream_error_event_is_a_gateway_error(gateway: Gateway) -> None:
