@@ -53,12 +53,10 @@ FAULTS: dict[str, tuple[list[Reply], str]] = {
     "HTML page": ([html_reply()], "HTML page"),
     "keep-alives only": ([sse_reply(ending="keepalive", hold=20)], "only keep-alives"),
     "nothing at all": ([sse_reply(ending="stall", hold=20)], "sent nothing for 0.5 s"),
-    # A byte every 0.1 s, never a line: httpx's read timeout never fires, the silence deadline does.
-    "trickling bytes": ([Reply(parts=endless(b"x"), interval=0.1, hold=20)], "no data for 0.5 s"),
     # Text without end: stopped at the cap on one turn's text (1 MB), not at the machine's memory.
     "endless text": ([Reply(parts=endless(WORDS))], "more than 1 MB of text in one turn"),
 }
-SILENT = {"keep-alives only", "nothing at all", "trickling bytes"}
+SILENT = {"keep-alives only", "nothing at all"}
 
 
 def timeout_for(fault: str) -> str:
