@@ -46,6 +46,7 @@ def make(base_url: str, key: str, wire: WireFormat = OPENAI, **options: Any) -> 
 
 
 KEY = "sk-test-HTTP-SECRET-0123456789abcdef"
+LONG_KEY = "sk-proj-" + "Ab1" * 60  # 188 characters
 QUESTION = [{"role": "user", "content": "hi"}]
 MB = 1 << 20
 
@@ -354,6 +355,13 @@ def test_an_anthropic_event_that_breaks_the_contract_is_a_gateway_error(
     assert "ANTHROPIC_BASE_URL" in last.message
 
 
+def test_a_long_redirect_location_leaves_no_prefix_of_the_key(gateway: Gateway) -> None:
+    location = f"https://elsewhere.example/{'p' * 154}?key={LONG_KEY}"  # the key at 185 of 200
+    gateway.queue(status_reply(302, "", {"Location": location}))
+    message = failure(model_for(gateway, key=LONG_KEY))
+    assert "HTTP 302" in message and LONG_KEY[:10] not in message
+
+
 @pytest.mark.parametrize("status", [301, 302, 307, 308])
 def test_a_redirect_is_reported_and_not_followed(gateway: Gateway, status: int) -> None:
     with Gateway() as elsewhere:
@@ -386,8 +394,6 @@ def test_an_invalid_base_url_is_refused_up_front(base_url: str) -> None:
 
 
 # -- redaction (item 3) ---------------------------------------------------------------------------
-
-LONG_KEY = "sk-proj-" + "Ab1" * 60  # 188 characters
 
 
 def test_a_long_key_cut_by_the_excerpt_leaves_no_prefix(gateway: Gateway) -> None:

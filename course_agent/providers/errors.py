@@ -129,9 +129,12 @@ def wait_too_long(asked: float, budget: float) -> str:
     )
 
 
-def redirect(gateway: str, code: int, location: str, wire: WireFormat) -> str:
+def redirect(
+    gateway: str, code: int, location: str, wire: WireFormat, secrets: Sequence[str] = ()
+) -> str:
+    shown = excerpt(location, secrets) or "nowhere"
     return (
-        f"gateway {gateway} answered HTTP {code}, a redirect to {excerpt(location) or 'nowhere'}; "
+        f"gateway {gateway} answered HTTP {code}, a redirect to {shown}; "
         f"it was not followed, so the key was not sent there: if you trust that address, set "
         f"{wire.url_variable} to it"
     )
@@ -152,9 +155,11 @@ def json_not_stream(gateway: str, body: str, secrets: Sequence[str] = ()) -> str
 
 
 def unknown_encoding(gateway: str, encoding: str) -> str:
+    # Quoted whole or not at all: a cut could leave part of a key the gateway put there.
+    shown = repr(encoding) if len(encoding) <= 20 else "an encoding"
     return (
-        f"gateway {gateway} sent a body encoded as {excerpt(encoding)!r}, which this client did "
-        "not ask for (it reads gzip and deflate); try again, or use another gateway"
+        f"gateway {gateway} sent a body encoded as {shown}, which this client did not ask for "
+        "(it reads gzip and deflate); try again, or use another gateway"
     )
 
 

@@ -157,7 +157,7 @@ class HttpModel:
         gateway, code = self.base_url, response.status_code
         if 300 <= code < 400:
             location = response.headers.get("location", "")
-            raise GatewayError(errors.redirect(gateway, code, location, self.wire))
+            raise GatewayError(errors.redirect(gateway, code, location, self.wire, self._secrets))
         clock.data()  # the answer began: silence counts from here
         kind = response.headers.get("content-type", "")
         with self._recording(n_messages, code) as record:
