@@ -90,19 +90,19 @@ DONE = chunk({}, "stop") + b"data: [DONE]\n\n"
 
 
 def test_bytes_trickling_without_a_newline_are_silence(gateway: Gateway) -> None:
-    # One byte every 50 ms never lets httpx's read timeout fire; no line ever completes.
-    gateway.queue(Reply(parts=endless(b"x"), interval=0.05, hold=10))
-    message = failure(model_for(gateway, timeout=0.3))
+    # One byte every 20 ms never lets httpx's read timeout fire; no line ever completes.
+    gateway.queue(Reply(parts=endless(b"x"), interval=0.02, hold=10))
+    message = failure(model_for(gateway, timeout=0.6))
     assert gateway.url in message
-    assert "no data for 0.3 s" in message and "COURSE_AGENT_TIMEOUT" in message
+    assert "no data for 0.6 s" in message and "COURSE_AGENT_TIMEOUT" in message
 
 
 def test_a_half_line_after_data_is_silence_too(gateway: Gateway) -> None:
     start = [TEXT_CHUNK, b'data: {"choices": [{"index": 0, "delta": {"content": "b']
-    gateway.queue(Reply(parts=[*start, *endless(b"b", 400)], interval=0.05, hold=10))
+    gateway.queue(Reply(parts=[*start, *endless(b"b", 1000)], interval=0.02, hold=10))
     events: list[Any] = []
-    with pytest.raises(GatewayError, match=r"no data for 0\.3 s"):
-        events.extend(model_for(gateway, timeout=0.3).stream(QUESTION, []))
+    with pytest.raises(GatewayError, match=r"no data for 0\.6 s"):
+        events.extend(model_for(gateway, timeout=0.6).stream(QUESTION, []))
     assert merged(events).text == "a" * 1000  # what came before the silence was passed on
 
 
