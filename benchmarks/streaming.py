@@ -15,7 +15,8 @@ from measure import time_together
 from report import Row
 
 from course_agent import TextDelta, ToolCallAccumulator, ToolCallDelta, default_registry
-from course_agent.providers.openai_compat import OpenAICompatModel
+from course_agent.providers.http import HttpModel
+from course_agent.providers.openai_wire import OPENAI
 
 __all__ = [
     "CHUNKS",
@@ -38,7 +39,7 @@ Result = tuple[str, list[tuple[str, str, str]]]  # the text, then (id, name, arg
 
 
 def our_client(url: str) -> Callable[[], Result]:
-    model = OpenAICompatModel(url, "sk-bench", "bench-model")
+    model = HttpModel(OPENAI, url, "sk-bench", "bench-model")
     tools = default_registry().list()
 
     def run() -> Result:

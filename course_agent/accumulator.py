@@ -37,7 +37,9 @@ class ToolCallAccumulator:
 
     def push(self, delta: ToolCallDelta) -> None:
         index = self.place(delta)
-        slot = self.by_index.setdefault(index, PartialCall())
+        slot = self.by_index.get(index)
+        if slot is None:  # looked up first: setdefault would build a PartialCall every time
+            slot = self.by_index[index] = PartialCall()
         # id and name come in the first fragment; a later "" (Qwen, GLM) must not wipe them, and a
         # value repeated in every fragment is written again, not appended.
         if delta.id:

@@ -20,7 +20,14 @@ from .registry import default_registry
 from .render.terminal import print_events, printable
 from .sandbox import QUESTION
 from .selftest import run_selftest
-from .settings import TIMEOUT_VARIABLE, add_model_options, choose, env_flag, read_environment
+from .settings import (
+    REQUEST_TIMEOUT_VARIABLE,
+    TIMEOUT_VARIABLE,
+    add_model_options,
+    choose,
+    env_flag,
+    read_environment,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -41,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Environment (also read from a .env file in the current folder, never a parent's): "
         "OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, "
         "COURSE_AGENT_MODEL, MOCK=1, SELFTEST=1, INJECT=bad_args, "
-        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default 60). "
+        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default 60), "
+        f"{REQUEST_TIMEOUT_VARIABLE}=SECONDS for one whole request (default 600). "
         "A gateway URL from .env gets only a key from the same .env.",
     )
     parser.add_argument("question", nargs="?", default=QUESTION, help=f'default: "{QUESTION}"')

@@ -21,14 +21,30 @@ from .protocol import (
     ToolCallDelta,
     ToolContext,
     ToolFinished,
+    ToolResult,
     ToolStarted,
     TurnStarted,
 )
 from .registry import ToolRegistry
 
-__all__ = ["MAX_TURNS", "SYSTEM_PROMPT", "Accumulator", "check_transcript", "run_agent"]
+__all__ = [
+    "MAX_CALLS",
+    "MAX_TURNS",
+    "SYSTEM_PROMPT",
+    "TOO_MANY_CALLS",
+    "Accumulator",
+    "check_transcript",
+    "run_agent",
+]
 
 MAX_TURNS = 12  # the offline question needs 3; a real model rarely needs more than 8 to read around
+# Calls run in one turn: models make 1 to 5 in parallel; each past this gets TOO_MANY_CALLS as its
+# result instead of running, so a stream of 10,000 calls costs 32 tool runs, not 10,000.
+MAX_CALLS = 32
+TOO_MANY_CALLS = (
+    f"too many calls in one turn; at most {MAX_CALLS} run, and this one did not: "
+    "make it again in a later turn if you still need it"
+)
 SYSTEM_PROMPT = (
     "You are a coding agent with read-only access to a repository (the working directory). "
     "Look before you answer: glob to list files, grep to search, read_file to read. "
@@ -142,9 +158,12 @@ def run_agent(
 
         answered = 0
         try:
-            for call in calls:
-                yield ToolStarted(call)
-                result = registry.execute(call, ctx)
+            for number, call in enumerate(calls):
+                if number < MAX_CALLS:
+                    yield ToolStarted(call)
+                    result = registry.execute(call, ctx)
+                else:  # not run, but answered: every call needs its one result
+                    result = ToolResult(TOO_MANY_CALLS, ok=False)
                 # Only content goes back; meta (truncation figures, etc.) is for people.
                 messages.append(
                     {"role": "tool", "tool_call_id": call.id, "content": result.content}

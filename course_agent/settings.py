@@ -17,9 +17,10 @@ from pathlib import Path
 from .environment import Environment, read_environment
 from .loop import MAX_TURNS
 from .protocol import Model, ToolContext
-from .providers.anthropic import AnthropicModel
-from .providers.anthropic_events import events_from_lines as read_anthropic_lines
-from .providers.openai_compat import DEFAULT_IDLE_TIMEOUT, OpenAICompatModel
+from .providers.anthropic_wire import ANTHROPIC
+from .providers.deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT
+from .providers.http import HttpModel
+from .providers.openai_wire import OPENAI
 from .providers.replay import ReplayModel
 from .providers.scripted import ScriptedModel
 from .sandbox import build_sandbox
@@ -30,6 +31,7 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_MODEL",
     "PROVIDERS",
+    "REQUEST_TIMEOUT_VARIABLE",
     "TIMEOUT_VARIABLE",
     "Environment",
     "Setup",
@@ -39,12 +41,13 @@ __all__ = [
     "read_environment",
 ]
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_MODEL = "gpt-4o-mini"
-DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com"  # without /v1: the client adds it
-DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+DEFAULT_BASE_URL = OPENAI.default_url
+DEFAULT_MODEL = OPENAI.default_model
+DEFAULT_ANTHROPIC_BASE_URL = ANTHROPIC.default_url  # without /v1: the client adds it
+DEFAULT_ANTHROPIC_MODEL = ANTHROPIC.default_model
 PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
 TIMEOUT_VARIABLE = "COURSE_AGENT_TIMEOUT"  # seconds to wait for the gateway: connecting, or data
+REQUEST_TIMEOUT_VARIABLE = "COURSE_AGENT_REQUEST_TIMEOUT"  # seconds for one whole request
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 
@@ -106,21 +109,23 @@ def _gateway(
     return url, f"gateway {url} ({where}), key from {key_variable} {env.origin(key_variable)}"
 
 
-def _timeout(env: Mapping[str, str]) -> float:
-    """COURSE_AGENT_TIMEOUT in seconds (default 60): how long a silent gateway is waited for.
-
-    It bounds connecting, each read, and the time between data events (keep-alives do not count).
+def _timeout(
+    env: Mapping[str, str], variable: str = TIMEOUT_VARIABLE, default: float = DEFAULT_TIMEOUT
+) -> float:
+    """COURSE_AGENT_TIMEOUT in seconds (default 60): how long a silent gateway is waited for;
+    it bounds connecting, each read, and the time between data lines (keep-alives do not count).
+    With COURSE_AGENT_REQUEST_TIMEOUT (default 600): how long one whole request may take.
     """
-    text = env.get(TIMEOUT_VARIABLE, "").strip()
+    text = env.get(variable, "").strip()
     if not text:
-        return DEFAULT_IDLE_TIMEOUT
+        return default
     try:
         seconds = float(text)
     except ValueError:
         seconds = math.nan
     if not (0 < seconds < math.inf):
         raise ValueError(
-            f"{TIMEOUT_VARIABLE}={text!r} is not a number of seconds above 0; e.g. set it to 60"
+            f"{variable}={text!r} is not a number of seconds above 0; e.g. set it to {default:g}"
         )
     return seconds
 
@@ -206,16 +211,7 @@ def choose(
 
     if replay is not None:
         # A recording is read with the parser of the wire format it was recorded from.
-        chosen: Model = (
-            ReplayModel(
-                replay,
-                read_anthropic_lines,
-                key_variable=AnthropicModel.key_variable,
-                url_advice=AnthropicModel.url_advice,
-            )
-            if provider == "anthropic"
-            else ReplayModel(replay)
-        )
+        chosen: Model = ReplayModel(replay, ANTHROPIC if provider == "anthropic" else OPENAI)
         notice = f"replaying {replay} (offline)"
         return Setup(chosen, working_root or build_sandbox(), notice, secrets=secrets)
 
@@ -239,25 +235,15 @@ def choose(
     url, origin = _gateway(provider, base_url, env, variable, default)
     working_root = working_root or Path.cwd().resolve()
 
-    timeout = _timeout(env)
-    if provider == "anthropic":
-        chosen = AnthropicModel(
-            base_url=url,
-            api_key=key,
-            model=model or env.get("COURSE_AGENT_MODEL") or DEFAULT_ANTHROPIC_MODEL,
-            timeout=timeout,
-            idle_timeout=timeout,
-            record=record,
-        )
-        notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
-        return Setup(chosen, working_root, notice, origin, secrets)
-
-    chosen = OpenAICompatModel(
-        base_url=url,
-        api_key=key,
-        model=model or env.get("COURSE_AGENT_MODEL") or DEFAULT_MODEL,
-        timeout=timeout,
-        idle_timeout=timeout,
+    wire = ANTHROPIC if provider == "anthropic" else OPENAI
+    chosen = HttpModel(
+        wire,
+        url,
+        key,
+        model or env.get("COURSE_AGENT_MODEL") or wire.default_model,
+        timeout=_timeout(env),
+        request_timeout=_timeout(env, REQUEST_TIMEOUT_VARIABLE, DEFAULT_REQUEST_TIMEOUT),
         record=record,
     )
-    return Setup(chosen, working_root, "", origin, secrets)
+    notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
+    return Setup(chosen, working_root, notice, origin, secrets)

@@ -1,7 +1,8 @@
 """A loopback gateway for tests: real HTTP on 127.0.0.1, scripted replies, every request kept.
 
 Each POST takes the next queued Reply; faults are replies too (a status, an HTML page, a dropped
-or reset connection, keep-alives forever). Deliberately not handled: TLS, HTTP/2, connection reuse.
+or reset connection, keep-alives forever, a body written lazily without end). Deliberately not
+handled: TLS, HTTP/2, connection reuse.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import socket
 import struct
 import threading
 import time
+import zlib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -25,8 +27,11 @@ __all__ = [
     "Gateway",
     "Received",
     "Reply",
+    "endless",
     "fixture_reply",
+    "gzipped",
     "html_reply",
+    "packed",
     "sse_reply",
     "status_reply",
 ]
@@ -35,17 +40,21 @@ STREAMS = Path(__file__).parent / "data" / "streams"
 
 # How a reply's body ends: "close" finishes the chunked body properly; "drop" closes the socket
 # mid-body (httpx: RemoteProtocolError); "reset" sends a TCP RST (httpx: ReadError); "keepalive"
-# sends ": keep-alive" comments until `hold` runs out; "stall" sends nothing until then.
-Ending = Literal["close", "drop", "reset", "keepalive", "stall"]
+# sends ": keep-alive" comments until `hold` runs out; "stall" sends nothing until then; "abort"
+# resets the connection before anything at all is sent (no status line, no parts).
+Ending = Literal["close", "drop", "reset", "keepalive", "stall", "abort"]
 
 
 @dataclass
 class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/event-stream"})
-    parts: list[bytes] = field(default_factory=list)  # written one chunk at a time
+    # Written one chunk at a time; an iterator is written lazily (see `endless`), so a test can
+    # send a gigabyte without building it: writing stops when the client hangs up.
+    parts: Iterable[bytes] = field(default_factory=list)
     ending: Ending = "close"
-    hold: float = 30.0  # upper bound for "keepalive" and "stall", so no test can hang on them
+    hold: float = 30.0  # upper bound for writing parts, "keepalive" and "stall": no test can hang
+    interval: float = 0.0  # seconds between two parts: a gateway that trickles
     # "{authorization}" in a part becomes the Authorization header received, as leaky gateways do
     echo_authorization: bool = False
 
@@ -84,6 +93,29 @@ def status_reply(
     """An error status with a JSON (when it looks like JSON) or plain-text body."""
     kind = "application/json" if body.lstrip().startswith("{") else "text/plain"
     return Reply(status, {"Content-Type": kind, **(headers or {})}, [body.encode()], **options)
+
+
+def endless(part: bytes, times: int = 1 << 40) -> Iterator[bytes]:
+    """`part` again and again, made as it is written: a body far larger than memory."""
+    for _ in range(times):
+        yield part
+
+
+def gzipped(parts: Iterable[bytes]) -> Iterator[bytes]:
+    """`parts` gzip-compressed as they are written: with `endless`, a gzip bomb made lazily."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # 31: the gzip container
+    for part in parts:
+        if packed := packer.compress(part):
+            yield packed
+    yield packer.flush()
+
+
+def packed(reply: Reply, piece: int = 5) -> Reply:
+    """`reply` sent gzip-compressed (Content-Encoding: gzip), `piece` bytes per write."""
+    body = b"".join(gzipped([b"".join(reply.parts)]))
+    headers = {**reply.headers, "Content-Encoding": "gzip"}
+    parts = [body[i : i + piece] for i in range(0, len(body), piece)]
+    return Reply(reply.status, headers, parts, reply.ending, reply.hold)
 
 
 def html_reply(status: int = 200) -> Reply:
@@ -150,33 +182,44 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_reply(reply, headers.get("authorization", ""), gateway.stopping)
 
     def send_reply(self, reply: Reply, authorization: str, stopping: threading.Event) -> None:
+        if reply.ending == "abort":
+            self.reset()
+            return
         self.send_response(reply.status)
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
-        for part in reply.parts:
+        deadline = time.monotonic() + reply.hold
+        for number, part in enumerate(reply.parts):
+            if number and reply.interval and stopping.wait(reply.interval):
+                return
+            if time.monotonic() > deadline:
+                break
             if reply.echo_authorization:
                 part = part.replace(b"{authorization}", authorization.encode())
             self.write_chunk(part)
         if reply.ending == "keepalive":
-            deadline = time.monotonic() + reply.hold
             while time.monotonic() < deadline and not stopping.wait(0.05):
                 self.write_chunk(b": keep-alive\n\n")
         elif reply.ending == "stall":
             stopping.wait(reply.hold)
         if reply.ending == "reset":
             time.sleep(0.2)  # let the client read what was sent, so the reset lands mid-stream
-            linger = struct.pack("ii", 1, 0)  # linger on, 0 s: close() sends RST, not FIN
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
-            self.wfile.close()
-            self.rfile.close()  # no file holds the socket now, so close() really closes it
-            self.connection.close()
-            # http.server flushes and closes these after do_POST: give it harmless stand-ins.
-            self.wfile, self.rfile = io.BytesIO(), io.BytesIO()
+            self.reset()
         elif reply.ending != "drop":
             self.wfile.write(b"0\r\n\r\n")  # the last chunk: the body is complete
+
+    def reset(self) -> None:
+        """Close the connection with a TCP RST instead of a FIN."""
+        linger = struct.pack("ii", 1, 0)  # linger on, 0 s: close() sends RST, not FIN
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+        self.wfile.close()
+        self.rfile.close()  # no file holds the socket now, so close() really closes it
+        self.connection.close()
+        # http.server flushes and closes these after do_POST: give it harmless stand-ins.
+        self.wfile, self.rfile = io.BytesIO(), io.BytesIO()
 
     def write_chunk(self, data: bytes) -> None:
         if data:  # an empty chunk would end the body

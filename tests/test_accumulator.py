@@ -5,6 +5,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+import course_agent.accumulator as accumulator_module
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import ToolCall, ToolCallDelta
 from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
@@ -334,3 +335,21 @@ def test_the_same_holds_through_chunk_json_and_sse(data: st.DataObject) -> None:
         for n, (call_id, name, args) in enumerate(specs)
     ]
     assert accumulator.drain() == expected
+
+
+def test_push_builds_one_partial_call_per_call_not_per_fragment(monkeypatch) -> None:
+    built = []
+
+    class Counted(accumulator_module.PartialCall):
+        def __init__(self, *args, **kwargs) -> None:
+            built.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(accumulator_module, "PartialCall", Counted)
+    merger = ToolCallAccumulator()
+    merger.push(ToolCallDelta(0, "a", "glob"))
+    for _ in range(100):
+        merger.push(ToolCallDelta(0, args_delta="x"))
+    merger.push(ToolCallDelta(None, args_delta="y"))  # continues the last call
+    assert len(built) == 1
+    assert merger.drain()[0].args == "x" * 100 + "y"

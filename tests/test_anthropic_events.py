@@ -149,7 +149,7 @@ FAULTS = {
         "mid-stream: Overloaded",
     ),
     "not JSON": ('event: ping\ndata: {"type": \n\n', "where an event object belongs"),
-    "JSON but not an object": ("data: [1, 2]\n\n", "ANTHROPIC_BASE_URL"),
+    "JSON but not an object": ("data: [1, 2]\n\n", "'[1, 2]' where an event object belongs"),
     "ends before any stop reason": (
         'data: {"type": "content_block_delta", "index": 0, '
         '"delta": {"type": "text_delta", "text": "a"}}\n\n',

@@ -201,7 +201,9 @@ def test_bad_settings_are_one_line_and_exit_two(cli, args, env, message):
 
 
 def test_help_names_the_timeout_setting(cli):
-    assert "COURSE_AGENT_TIMEOUT=SECONDS" in cli("--help").stdout
+    shown = cli("--help").stdout
+    assert "COURSE_AGENT_TIMEOUT=SECONDS" in shown
+    assert "COURSE_AGENT_REQUEST_TIMEOUT=SECONDS" in shown
 
 
 def test_grade_and_lab_are_subcommands_with_their_own_usage(cli, tmp_path):

@@ -5,7 +5,7 @@ exits 1; the magic keeps a valid transcript, and running the cell again retries 
 """
 
 import pytest
-from gateway import Reply, html_reply, sse_reply, status_reply
+from gateway import Reply, endless, html_reply, sse_reply, status_reply
 from IPython.utils.capture import capture_output
 from scripted_gateway import ScriptedGateway
 
@@ -14,9 +14,11 @@ from course_agent.sandbox import QUESTION, build_sandbox
 
 KEY = "sk-test-FAULTS-0123456789-never-shown"
 CHUNK = 'data: {"choices": [{"index": 0, "delta": {"content": "Lo"}, "finish_reason": null}]}\n\n'
+WORDS = CHUNK.replace('"Lo"', '"' + "Lorem ipsum " * 80 + '"').encode()  # about 1 KB of text
 SILENT_TIMEOUT = "0.5"  # COURSE_AGENT_TIMEOUT (s) for a gateway that sends nothing, or keep-alives
 TIMEOUT = "30"  # for the rest: far above any loopback reply, far below pytest's patience
 LIMITED = status_reply(429, '{"error": {"message": "slow down"}}', {"Retry-After": "0"})
+NOW = {"Retry-After": "0"}  # a transient status, retried at once: three of them are reported
 ANSWER = "the test goes green."  # the scripted model's last words
 
 # name -> (the replies the gateway sends instead of the script's, words the one line must hold)
@@ -29,11 +31,17 @@ FAULTS: dict[str, tuple[list[Reply], str]] = {
         [status_reply(404, '{"error": {"message": "The model `gpt-4o-mini` does not exist"}}')],
         "HTTP 404",
     ),
-    # One try and two retries, each honouring Retry-After, then the 429 is reported.
+    # One try and two retries, each honouring Retry-After, then the 429 is reported (5xx too).
     "429 three times": ([LIMITED, LIMITED, LIMITED], "HTTP 429"),
-    "500": ([status_reply(500, "Internal Server Error")], "HTTP 500"),
-    "502": ([status_reply(502, "<html><body>Bad Gateway</body></html>")], "HTTP 502"),
-    "503": ([status_reply(503, '{"error": {"message": "overloaded"}}')], "HTTP 503"),
+    "500 three times": ([status_reply(500, "Internal Server Error", NOW)] * 3, "HTTP 500"),
+    "502 three times": (
+        [status_reply(502, "<html><body>Bad Gateway</body></html>", NOW)] * 3,
+        "HTTP 502",
+    ),
+    "503 three times": (
+        [status_reply(503, '{"error": {"message": "overloaded"}}', NOW)] * 3,
+        "HTTP 503",
+    ),
     "reset mid-stream": ([sse_reply(CHUNK, ending="reset")], "dropped the connection"),
     "dropped mid-stream": ([sse_reply(CHUNK, ending="drop")], "dropped the connection"),
     "no [DONE], no finish": ([sse_reply(CHUNK)], "before the answer was complete"),
@@ -45,6 +53,8 @@ FAULTS: dict[str, tuple[list[Reply], str]] = {
     "HTML page": ([html_reply()], "HTML page"),
     "keep-alives only": ([sse_reply(ending="keepalive", hold=20)], "only keep-alives"),
     "nothing at all": ([sse_reply(ending="stall", hold=20)], "sent nothing for 0.5 s"),
+    # Text without end: stopped at the cap on one turn's text (1 MB), not at the machine's memory.
+    "endless text": ([Reply(parts=endless(WORDS))], "more than 1 MB of text in one turn"),
 }
 SILENT = {"keep-alives only", "nothing at all"}
 

@@ -4,11 +4,8 @@ from typing import Any
 import pytest
 
 from course_agent.protocol import Finish, GatewayError, TextDelta, ToolCallDelta
-from course_agent.providers.openai_chunks import (
-    error_summary,
-    events_from_chunk,
-    events_from_lines,
-)
+from course_agent.providers.errors import error_summary
+from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, index: int = 0) -> dict[str, Any]:

@@ -1,13 +1,16 @@
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from gateway import Gateway, Reply, fixture_reply, status_reply
 
 from course_agent.protocol import GatewayError, ModelEvent, TextDelta
-from course_agent.providers.openai_compat import OpenAICompatModel
+from course_agent.providers.anthropic_wire import ANTHROPIC
+from course_agent.providers.http import HttpModel
+from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.replay import ReplayModel, read_recording
 
 KEY = "sk-test-SECRET-1234567890abcdef"
@@ -23,7 +26,7 @@ def transcript(turn: int) -> list[dict[str, str]]:
     return [{"role": "user", "content": "hi"}] + [{"role": "assistant", "content": "."}] * turn
 
 
-def outcome(model: OpenAICompatModel | ReplayModel, turn: int) -> list[ModelEvent] | str:
+def outcome(model: HttpModel | ReplayModel, turn: int) -> list[ModelEvent] | str:
     """The events of one turn, or the error message it ended in."""
     try:
         return list(model.stream(transcript(turn), []))
@@ -33,7 +36,7 @@ def outcome(model: OpenAICompatModel | ReplayModel, turn: int) -> list[ModelEven
 
 def record_session(gateway: Gateway, record: Path | io.StringIO) -> list[list[ModelEvent] | str]:
     gateway.queue(*(fixture_reply(name) for name in SESSION))
-    model = OpenAICompatModel(gateway.url, KEY, "gpt-test", timeout=5, record=record)
+    model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=record)
     return [outcome(model, turn) for turn in range(len(SESSION))]
 
 
@@ -79,7 +82,7 @@ def test_errors_are_recorded_and_replayed_without_the_key(gateway: Gateway, tmp_
         status_reply(401, unauthorised, echo_authorization=True),
         Reply(parts=[midstream.encode()], echo_authorization=True),
     )
-    model = OpenAICompatModel(gateway.url, KEY, "gpt-test", timeout=5, record=recording)
+    model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording)
     live = [outcome(model, 0), outcome(model, 1)]
     replay = ReplayModel(recording)
     replayed = [outcome(replay, 0), outcome(replay, 1)]
@@ -130,17 +133,16 @@ def test_another_wire_format_brings_its_own_parser(gateway: Gateway, tmp_path: P
     recording = tmp_path / "session.jsonl"
     record_session(gateway, recording)
 
-    def first_line(lines: Iterable[str], gateway_url: str) -> Iterator[ModelEvent]:
+    def first_line(
+        lines: Iterable[str], gateway_url: str, secrets: Sequence[str]
+    ) -> Iterator[ModelEvent]:
         yield TextDelta(f"{gateway_url} {next(iter(lines))[:5]}")
 
-    replay = ReplayModel(recording, parse=first_line)
+    replay = ReplayModel(recording, replace(OPENAI, parse=first_line))
     assert list(replay.stream(transcript(0), [])) == [TextDelta(f"{gateway.url} data:")]
 
 
 def test_a_replayed_anthropic_error_names_the_anthropic_settings(tmp_path):
-    from course_agent.providers.anthropic import AnthropicModel
-    from course_agent.providers.anthropic_events import events_from_lines as anthropic_lines
-
     recording = tmp_path / "error.jsonl"
     record = {
         "request": {"gateway": "https://api.anthropic.com", "model": "claude", "n_messages": 2},
@@ -148,12 +150,20 @@ def test_a_replayed_anthropic_error_names_the_anthropic_settings(tmp_path):
         "lines": ['{"type":"error","error":{"type":"authentication_error","message":"bad key"}}'],
     }
     recording.write_text(json.dumps(record) + "\n")
-    model = ReplayModel(
-        recording,
-        anthropic_lines,
-        key_variable=AnthropicModel.key_variable,
-        url_advice=AnthropicModel.url_advice,
-    )
     with pytest.raises(GatewayError) as caught:
-        list(model.stream([], []))
+        list(ReplayModel(recording, ANTHROPIC).stream([], []))
     assert "ANTHROPIC_API_KEY" in str(caught.value) and "OPENAI" not in str(caught.value)
+
+
+def test_a_recording_cut_short_by_a_failure_is_still_one_valid_line(
+    gateway: Gateway, tmp_path: Path
+) -> None:
+    # Lines are written as they arrive, not kept: a turn that breaks off still closes its record.
+    recording = tmp_path / "session.jsonl"
+    text = 'data: {"choices": [{"index": 0, "delta": {"content": "Lo"}}]}\n\n'
+    gateway.queue(Reply(parts=[text.encode()], ending="drop"))
+    model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording)
+    assert "dropped the connection" in outcome(model, 0)
+    [record] = read_recording(recording)
+    assert record["lines"] == [text.split("\n")[0], ""]
+    assert outcome(ReplayModel(recording), 0) != []  # replays what came, then ends incomplete

@@ -20,8 +20,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 import course_agent
 from course_agent.protocol import GatewayError
-from course_agent.providers.anthropic import AnthropicModel
-from course_agent.providers.openai_compat import OpenAICompatModel
+from course_agent.providers.anthropic_wire import ANTHROPIC
+from course_agent.providers.http import HttpModel
+from course_agent.providers.openai_wire import OPENAI
 from course_agent.settings import choose
 
 KEY = "sk-test-SECRETS-0123456789-must-not-show"
@@ -36,7 +37,8 @@ def echoing_replies() -> list[Reply]:
     """Every way a gateway can echo the header: an error status, and an error mid-stream."""
     return [
         status_reply(401, ECHO_401, echo_authorization=True),
-        status_reply(500, "proxy error for {authorization}", echo_authorization=True),
+        # 501, not 500: a 500 would be retried, and the retry would not echo.
+        status_reply(501, "proxy error for {authorization}", echo_authorization=True),
         Reply(parts=[ECHO_MIDSTREAM.encode()], echo_authorization=True),
     ]
 
@@ -59,16 +61,16 @@ def assert_no_key(*texts: str) -> None:
 # -- the clients: messages, chained exceptions, tracebacks, reprs --------------------------------
 
 
-@pytest.mark.parametrize("reply", echoing_replies(), ids=["401", "500", "mid-stream"])
-@pytest.mark.parametrize("client", [OpenAICompatModel, AnthropicModel])
-def test_a_gateway_echoing_the_key_never_puts_it_in_the_exception(gateway, client, reply):
-    if client is AnthropicModel:  # x-api-key is not echoed by the helper: put the key in the body
+@pytest.mark.parametrize("reply", echoing_replies(), ids=["401", "501", "mid-stream"])
+@pytest.mark.parametrize("wire", [OPENAI, ANTHROPIC], ids=["openai", "anthropic"])
+def test_a_gateway_echoing_the_key_never_puts_it_in_the_exception(gateway, wire, reply):
+    if wire is ANTHROPIC:  # x-api-key is not echoed by the helper: put the key in the body
         reply = replace(
             reply, parts=[p.replace(b"{authorization}", KEY.encode()) for p in reply.parts]
         )
     gateway.queue(reply)
-    base_url = gateway.url.removesuffix("/v1") if client is AnthropicModel else gateway.url
-    model = client(base_url, KEY, "gpt-test", timeout=5)
+    base_url = gateway.url.removesuffix("/v1") if wire is ANTHROPIC else gateway.url
+    model = HttpModel(wire, base_url, KEY, "gpt-test", timeout=5, max_retries=0)
     with pytest.raises(GatewayError) as caught:
         list(model.stream(QUESTION, []))
     error = caught.value
@@ -80,7 +82,7 @@ def test_a_gateway_echoing_the_key_never_puts_it_in_the_exception(gateway, clien
 
 def test_a_key_glued_to_other_text_is_cut_too(gateway):
     gateway.queue(status_reply(400, f"bad request: /v1/chat?auth=Bearer%20{KEY}x&stream=1"))
-    model = OpenAICompatModel(gateway.url, KEY, "gpt-test", timeout=5)
+    model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5)
     with pytest.raises(GatewayError) as caught:
         list(model.stream(QUESTION, []))
     assert "auth=Bearer%20[redacted]x&stream=1" in str(caught.value)
@@ -89,7 +91,7 @@ def test_a_key_glued_to_other_text_is_cut_too(gateway):
 @pytest.mark.parametrize("bad_key", [f"{KEY} ", f"{KEY}\n", f"{KEY}é", f"x {KEY}"])
 def test_a_malformed_key_is_refused_without_showing_it(bad_key):
     with pytest.raises(GatewayError) as caught:
-        OpenAICompatModel("https://api.openai.com/v1", bad_key, "gpt-test")
+        HttpModel(OPENAI, "https://api.openai.com/v1", bad_key, "gpt-test")
     assert_no_key(str(caught.value), "".join(traceback.format_exception(caught.value)))
 
 
@@ -102,7 +104,7 @@ def test_setup_and_models_have_no_key_in_their_repr(tmp_path):
 # -- the CLI and the magic -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("reply", echoing_replies(), ids=["401", "500", "mid-stream"])
+@pytest.mark.parametrize("reply", echoing_replies(), ids=["401", "501", "mid-stream"])
 def test_the_cli_never_prints_the_key_nor_records_it(cli, tmp_path, reply):
     recording = tmp_path / "session.jsonl"
     with Gateway() as gateway:
@@ -170,8 +172,9 @@ def test_a_saved_notebook_holds_no_key(tmp_path, monkeypatch):
                 # The client called directly, its GatewayError left to the notebook's traceback.
                 new_code_cell(
                     "import os\n"
-                    "from course_agent.providers.openai_compat import OpenAICompatModel\n"
-                    f"model = OpenAICompatModel({url!r}, os.environ['OPENAI_API_KEY'], 'gpt')\n"
+                    "from course_agent.providers.http import HttpModel\n"
+                    "from course_agent.providers.openai_wire import OPENAI\n"
+                    f"model = HttpModel(OPENAI, {url!r}, os.environ['OPENAI_API_KEY'], 'gpt')\n"
                     "list(model.stream([{'role': 'user', 'content': 'hi'}], []))"
                 ),
             ],

@@ -3,7 +3,7 @@ from gateway import STREAMS
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.sse import ServerSentEvent, iter_sse, split_lines
+from course_agent.sse import MAX_LINE, ServerSentEvent, TooLong, iter_sse, split_lines
 
 
 def events(text: str) -> list[ServerSentEvent]:
@@ -124,3 +124,39 @@ def test_split_lines_gives_back_the_lines_however_the_text_is_cut(
     cuts = sorted(data.draw(st.sets(st.integers(0, len(text)), max_size=10)))
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     assert list(split_lines(pieces)) == lines
+
+
+# -- caps: a line, and an event's data, end at MAX_LINE characters --------------------------------
+
+
+def test_the_line_cap_is_2_mb() -> None:
+    assert MAX_LINE == 2 * 1024 * 1024
+
+
+@pytest.mark.parametrize("piece", [1000, 65536])
+def test_a_line_that_never_ends_stops_at_the_cap(piece: int) -> None:
+    pieces = iter(lambda: "a" * piece, None)  # endless
+    with pytest.raises(TooLong) as caught:
+        list(split_lines(pieces, max_line=10_000))
+    assert caught.value.limit == 10_000
+
+
+def test_an_ended_line_over_the_cap_in_one_piece_is_refused_too() -> None:
+    with pytest.raises(TooLong):
+        list(split_lines(["short\n" + "a" * 101 + "\nshort\n"], max_line=100))
+
+
+def test_lines_at_the_cap_pass() -> None:
+    text = "a" * 100 + "\n" + "b" * 100
+    assert list(split_lines([text[:37], text[37:]], max_line=100)) == ["a" * 100, "b" * 100]
+
+
+def test_an_event_of_many_short_data_lines_stops_at_the_cap() -> None:
+    lines = iter(lambda: "data: " + "a" * 50, None)  # endless, and never a blank line
+    with pytest.raises(TooLong):
+        list(iter_sse(lines, max_data=10_000))
+
+
+def test_the_event_cap_counts_one_event_at_a_time() -> None:
+    lines = ["data: " + "a" * 60, "data: " + "b" * 30, ""] * 1000
+    assert len(list(iter_sse(lines, max_data=100))) == 1000

@@ -1,7 +1,8 @@
-"""Models behind one interface (protocol.Model): each module speaks one gateway's wire format.
+"""Models behind one interface (protocol.Model): HttpModel for every gateway, handed a wire format.
 
-Import the one you need (`from course_agent.providers.openai_compat import OpenAICompatModel`):
-this package imports nothing itself, so the offline path never loads an HTTP client.
+Import what you need (`from course_agent.providers.http import HttpModel` and
+`from course_agent.providers.openai_wire import OPENAI`): this package imports nothing itself, so
+the offline path never loads an HTTP client.
 """
 
 __all__: list[str] = []

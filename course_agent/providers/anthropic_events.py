@@ -8,12 +8,13 @@ Deliberately ignored: thinking blocks, server tools (web search), citations, and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from ..sse import iter_sse
-from .openai_chunks import error_summary
+from . import errors
+from .contract import BrokenChunk, index_field, object_field, text_field
 
 __all__ = ["STOP_REASONS", "events_from_event", "events_from_lines"]
 
@@ -35,38 +36,47 @@ def events_from_event(payload: dict[str, Any]) -> list[ModelEvent]:
     adds to it; message_delta {"delta": {"stop_reason": "tool_use"}} finishes the turn.
     content_block_stop, message_start, message_stop, ping and unknown types carry nothing we use:
     a tool block cut off by max_tokens never gets its stop, and is merged all the same.
+    Raises BrokenChunk when a field the events need has the wrong type.
     """
     kind = payload.get("type")
-    index = payload.get("index")
     if kind == "content_block_start":
-        block = payload.get("content_block") or {}
+        index = index_field(payload.get("index"), "a content block's index")
+        block = object_field(payload.get("content_block"), "content_block")
         if block.get("type") == "tool_use":
             # Its "input" is always {} here: the arguments follow as input_json_delta fragments.
-            return [ToolCallDelta(index=index, id=block.get("id"), name=block.get("name"))]
-        if block.get("type") == "text" and block.get("text"):
-            return [TextDelta(block["text"])]
+            call_id = text_field(block.get("id"), "a tool_use block's id")
+            name = text_field(block.get("name"), "a tool_use block's name")
+            return [ToolCallDelta(index=index, id=call_id, name=name)]
+        if block.get("type") == "text" and (text := text_field(block.get("text"), "text")):
+            return [TextDelta(text)]
         return []
     if kind == "content_block_delta":
-        delta = payload.get("delta") or {}
-        if delta.get("type") == "text_delta" and delta.get("text"):
-            return [TextDelta(delta["text"])]
+        index = index_field(payload.get("index"), "a content block's index")
+        delta = object_field(payload.get("delta"), "delta")
+        if delta.get("type") == "text_delta" and (text := text_field(delta.get("text"), "text")):
+            return [TextDelta(text)]
         if delta.get("type") == "input_json_delta":
             # The first fragment is often "": a tool without arguments sends nothing else.
-            return [ToolCallDelta(index=index, args_delta=delta.get("partial_json") or None)]
+            piece = text_field(delta.get("partial_json"), "partial_json")
+            return [ToolCallDelta(index=index, args_delta=piece or None)]
         return []
     if kind == "message_delta":
-        reason = (payload.get("delta") or {}).get("stop_reason")
+        delta = object_field(payload.get("delta"), "delta")
+        reason = text_field(delta.get("stop_reason"), "stop_reason")
         if reason is not None:
             return [Finish(STOP_REASONS.get(reason, reason))]
     return []
 
 
-def events_from_lines(lines: Iterable[str], gateway: str) -> Iterator[ModelEvent]:
+def events_from_lines(
+    lines: Iterable[str], gateway: str, secrets: Sequence[str] = ()
+) -> Iterator[ModelEvent]:
     """Read an Anthropic SSE body (lines as received) up to message_stop and yield its events.
 
-    Raises GatewayError, naming `gateway`, for a data line that is not a JSON object, an
-    `event: error` (overloaded, rate-limited, ...) sent mid-stream, and a body that ends without
-    message_stop and without any stop reason.
+    Raises GatewayError, naming `gateway`, for an `event: error` (overloaded, rate-limited, ...)
+    sent mid-stream and a body that ends without message_stop and without any stop reason;
+    errors.BrokenStream (a GatewayError) for a data line that is not a JSON object or an event of
+    the wrong shape. `secrets` are cut out of whatever the message quotes.
     """
     finished = False
     for sse in iter_sse(lines):
@@ -76,22 +86,18 @@ def events_from_lines(lines: Iterable[str], gateway: str) -> Iterator[ModelEvent
             payload = sse.data  # kept as text: an error event may carry plain text
         # The JSON's "type" repeats the SSE event name; either one saying "error" is an error.
         if sse.event == "error" or (isinstance(payload, dict) and payload.get("type") == "error"):
-            raise GatewayError(
-                f"gateway {gateway} reported an error mid-stream: {error_summary(payload)}; "
-                "try again, and if it repeats try another model"
-            )
+            raise GatewayError(errors.midstream(gateway, payload, secrets))
         if not isinstance(payload, dict):
-            raise GatewayError(
-                f"gateway {gateway} sent {error_summary(sse.data)!r} where an event object "
-                "belongs; check that ANTHROPIC_BASE_URL points at the Anthropic Messages API"
-            )
+            what = "an event object"
+            raise errors.BrokenStream(errors.not_an_object(gateway, sse.data, what, secrets))
         if payload.get("type") == "message_stop":
             return
-        for event in events_from_event(payload):
+        try:
+            events = events_from_event(payload)
+        except BrokenChunk as broken:
+            raise errors.BrokenStream(errors.broken_chunk(gateway, str(broken))) from None
+        for event in events:
             finished = finished or isinstance(event, Finish)
             yield event
     if not finished:
-        raise GatewayError(
-            f"gateway {gateway} closed the stream before the answer was complete "
-            "(no stop reason, no message_stop); try again"
-        )
+        raise GatewayError(errors.incomplete(gateway, "no stop reason, no message_stop"))

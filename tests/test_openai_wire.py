@@ -8,6 +8,7 @@ from gateway import (
     Reply,
     fixture_reply,
     html_reply,
+    packed,
     sse_reply,
     status_reply,
 )
@@ -19,14 +20,17 @@ from course_agent.protocol import (
     TextDelta,
     ToolCall,
 )
-from course_agent.providers.openai_compat import MAX_RETRY_WAIT, OpenAICompatModel, retry_delay
+from course_agent.providers.http import HttpModel
+from course_agent.providers.openai_wire import OPENAI
+from course_agent.providers.replay import ReplayModel
+from course_agent.settings import choose
 
 KEY = "sk-test-SECRET-1234567890abcdef"
 QUESTION = [{"role": "user", "content": "Why is the test red?"}]
 
 
-def model_for(gateway: Gateway, timeout: float = 5.0, **options: float) -> OpenAICompatModel:
-    return OpenAICompatModel(gateway.url, KEY, "gpt-test", timeout=timeout, **options)
+def model_for(gateway: Gateway, timeout: float = 5.0, **options: float) -> HttpModel:
+    return HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=timeout, **options)
 
 
 # -- every OpenAI-style recording, over real HTTP, merged ----------------------------------------
@@ -164,13 +168,25 @@ def test_the_table_covers_every_openai_style_recording() -> None:
     assert len(copied) == 20
 
 
-@pytest.mark.parametrize("piece", [None, 5], ids=["by-line", "5-byte-writes"])
+@pytest.mark.parametrize("delivery", ["by-line", "5-byte-writes", "gzip"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_stream_merges_to_the_expected_turn(
-    gateway: Gateway, name: str, piece: int | None
+    gateway: Gateway, name: str, delivery: str
 ) -> None:
-    gateway.queue(fixture_reply(name, piece))
+    reply = fixture_reply(name, None if delivery == "by-line" else 5)
+    gateway.queue(packed(reply) if delivery == "gzip" else reply)
     assert merged(list(model_for(gateway).stream(QUESTION, []))) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_recorded_stream_recorded_again_replays_the_same_events(
+    gateway: Gateway, name: str, tmp_path: Path
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    gateway.queue(fixture_reply(name, 5))
+    live = list(model_for(gateway, record=recording).stream(QUESTION, []))
+    assert list(ReplayModel(recording).stream(QUESTION, [])) == live
+    assert KEY not in recording.read_text()
 
 
 def test_groq_midstream_error_event_is_a_gateway_error(gateway: Gateway) -> None:
@@ -196,6 +212,8 @@ def test_request_shape(gateway: Gateway) -> None:
     [request] = gateway.requests
     assert request.path == "/v1/chat/completions"
     assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert request.headers["accept"] == "text/event-stream"
+    assert request.headers["accept-encoding"] == "gzip, deflate"  # all the client unpacks
     assert request.body == {
         "model": "gpt-test",
         "messages": QUESTION,
@@ -212,7 +230,7 @@ def test_empty_tools_are_left_out(gateway: Gateway) -> None:
 
 def test_no_key_means_no_authorization_header(gateway: Gateway) -> None:
     gateway.queue(fixture_reply("openai-python_plain_content.sse"))
-    list(OpenAICompatModel(gateway.url + "/", "", "local", timeout=5).stream(QUESTION, []))
+    list(HttpModel(OPENAI, gateway.url + "/", "", "local", timeout=5).stream(QUESTION, []))
     assert "authorization" not in gateway.requests[0].headers
     assert gateway.requests[0].path == "/v1/chat/completions"  # the trailing slash is dropped
 
@@ -220,7 +238,7 @@ def test_no_key_means_no_authorization_header(gateway: Gateway) -> None:
 def test_label_and_repr_name_model_and_gateway_but_not_the_key(gateway: Gateway) -> None:
     model = model_for(gateway)
     assert model.label == f"gpt-test via {gateway.url}"
-    assert gateway.url in repr(model)
+    assert repr(model) == f"HttpModel(wire='openai', base_url={gateway.url!r}, model='gpt-test')"
     assert KEY not in repr(model)
 
 
@@ -273,6 +291,7 @@ FAULTS = {
     "500": (status_reply(500, "Internal Server Error"), "HTTP 500"),
     "502 html": (status_reply(502, "<html><body>Bad Gateway</body></html>"), "HTTP 502"),
     "503": (status_reply(503, '{"error": {"message": "overloaded"}}'), "overloaded"),
+    "307": (status_reply(307, "", {"Location": "https://elsewhere.example/v1"}), "redirect"),
     "html page": (html_reply(), "HTML page"),
     "json not a stream": (
         status_reply(
@@ -295,6 +314,12 @@ FAULTS = {
     ),
     "invalid json": (sse_reply(CHUNK, 'data: {"choices": [{"index": 0,\n\n'), "not JSON"),
     "keep-alives forever": (sse_reply(ending="keepalive", hold=20), "only keep-alives"),
+    "string index": (
+        sse_reply(
+            'data: {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": "1"}]}}]}\n\n'
+        ),
+        "a tool call's index is '1', not a whole number; check that OPENAI_BASE_URL",
+    ),
     "nothing at all": (sse_reply(ending="stall", hold=20), "sent nothing for 0.5 s"),
 }
 
@@ -311,7 +336,7 @@ def assert_clean(message: str, *fragments: str) -> None:
 @pytest.mark.parametrize(("reply", "cause"), FAULTS.values(), ids=FAULTS.keys())
 def test_fault_is_one_clean_line(gateway: Gateway, reply: Reply, cause: str) -> None:
     gateway.queue(reply)
-    model = model_for(gateway, timeout=0.5, idle_timeout=0.5)
+    model = model_for(gateway, timeout=0.5, max_retries=0)  # the 5xx are reported at once
     with pytest.raises(GatewayError) as caught:
         list(model.stream(QUESTION, []))
     assert_clean(str(caught.value), cause, gateway.url)
@@ -324,16 +349,17 @@ def test_echoed_key_is_redacted_not_dropped(gateway: Gateway) -> None:
         list(model_for(gateway).stream(QUESTION, []))
 
 
-def test_a_placeholder_key_is_cut_only_as_a_whole_word(gateway: Gateway, tmp_path: Path) -> None:
-    # Local gateways take any key; "x" must not eat the x of "exist" in messages and recordings.
-    body = '{"error": {"message": "model x does not exist; sent {authorization}"}}'
+def test_even_a_placeholder_key_is_cut_wherever_it_occurs(gateway: Gateway, tmp_path: Path) -> None:
+    # Local gateways take any key; a short one is still a key, cut as a substring everywhere.
+    body = '{"error": {"message": "model xyz does not exist; sent {authorization}"}}'
     gateway.queue(status_reply(404, body, echo_authorization=True))
     recording = tmp_path / "session.jsonl"
-    model = OpenAICompatModel(gateway.url, "x", "x", timeout=5, record=recording)
+    model = HttpModel(OPENAI, gateway.url, "xyz", "m", timeout=5, record=recording)
     with pytest.raises(GatewayError) as caught:
         list(model.stream(QUESTION, []))
     assert "model [redacted] does not exist; sent Bearer [redacted]" in str(caught.value)
     assert "does not exist; sent Bearer [redacted]" in recording.read_text()
+    assert "xyz" not in str(caught.value) + recording.read_text()
 
 
 def closed_port() -> int:
@@ -348,7 +374,7 @@ def closed_port() -> int:
     ids=["refused", "unknown-host"],
 )
 def test_cannot_connect(base_url: str) -> None:
-    model = OpenAICompatModel(base_url, KEY, "gpt-test", timeout=5)
+    model = HttpModel(OPENAI, base_url, KEY, "gpt-test", timeout=5)
     with pytest.raises(GatewayError) as caught:
         list(model.stream(QUESTION, []))
     assert_clean(str(caught.value), "cannot connect", base_url, "OPENAI_BASE_URL")
@@ -357,17 +383,17 @@ def test_cannot_connect(base_url: str) -> None:
 @pytest.mark.parametrize("base_url", ["api.openai.com/v1", "", "ftp://host/v1"])
 def test_base_url_without_scheme_is_refused_up_front(base_url: str) -> None:
     with pytest.raises(GatewayError, match="not an http"):
-        OpenAICompatModel(base_url, KEY, "gpt-test")
+        HttpModel(OPENAI, base_url, KEY, "gpt-test")
 
 
 @pytest.mark.parametrize("key", [KEY + "\n", " " + KEY, KEY + "é"])
 def test_malformed_key_is_refused_without_showing_it(key: str) -> None:
     with pytest.raises(GatewayError) as caught:
-        OpenAICompatModel("https://api.openai.com/v1", key, "gpt-test")
+        HttpModel(OPENAI, "https://api.openai.com/v1", key, "gpt-test")
     assert_clean(str(caught.value), "OPENAI_API_KEY")
 
 
-# -- 429: retried a bounded number of times, honouring Retry-After -----------------------------
+# -- 429: retried a bounded number of times, honouring Retry-After (the rest: test_http.py) -----
 
 
 def test_429_is_retried_then_succeeds(gateway: Gateway) -> None:
@@ -398,19 +424,21 @@ def test_no_retries_when_max_retries_is_zero(gateway: Gateway) -> None:
     assert len(gateway.requests) == 1
 
 
-@pytest.mark.parametrize(
-    ("retry_after", "attempt", "seconds"),
-    [
-        ("0", 0, 0.0),
-        ("1.5", 0, 1.5),
-        ("3600", 0, MAX_RETRY_WAIT),  # capped
-        ("-5", 0, 0.0),
-        ("Wed, 21 Oct 2015 07:28:00 GMT", 0, 0.0),  # a date in the past
-        ("nan", 0, MAX_RETRY_WAIT),
-        (None, 0, 1.0),  # no header: 1, 2, 4 s
-        (None, 2, 4.0),
-        ("soon", 1, 2.0),
-    ],
-)
-def test_retry_delay(retry_after: str | None, attempt: int, seconds: float) -> None:
-    assert retry_delay(retry_after, attempt) == seconds
+# -- built by settings.choose ----------------------------------------------------------------------
+
+
+def test_choose_hands_http_model_the_openai_wire_and_both_timeouts(tmp_path: Path) -> None:
+    env = {"OPENAI_API_KEY": KEY, "COURSE_AGENT_TIMEOUT": "7", "OPENAI_BASE_URL": "http://gw/v1/"}
+    model = choose(env=env, root=tmp_path).model
+    assert isinstance(model, HttpModel) and model.wire is OPENAI
+    assert (model.base_url, model.model) == ("http://gw/v1", "gpt-4o-mini")
+    assert (model.timeout, model.request_timeout) == (7, 600)
+    env["COURSE_AGENT_REQUEST_TIMEOUT"] = "30"
+    assert choose(env=env, root=tmp_path).model.request_timeout == 30
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "inf"])
+def test_a_request_timeout_that_is_not_seconds_is_refused(tmp_path: Path, value: str) -> None:
+    env = {"OPENAI_API_KEY": KEY, "COURSE_AGENT_REQUEST_TIMEOUT": value}
+    with pytest.raises(ValueError, match=f"COURSE_AGENT_REQUEST_TIMEOUT={value!r} is not a number"):
+        choose(env=env, root=tmp_path)

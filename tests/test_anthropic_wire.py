@@ -4,7 +4,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gateway import STREAMS, Gateway, Reply, fixture_reply, html_reply, sse_reply, status_reply
+from gateway import (
+    STREAMS,
+    Gateway,
+    Reply,
+    fixture_reply,
+    html_reply,
+    packed,
+    sse_reply,
+    status_reply,
+)
 from pydantic import BaseModel
 from turns import Turn, merged
 
@@ -19,8 +28,9 @@ from course_agent.protocol import (
     ToolFinished,
     ToolResult,
 )
-from course_agent.providers.anthropic import ANTHROPIC_VERSION, AnthropicModel
-from course_agent.providers.openai_compat import OpenAICompatModel
+from course_agent.providers.anthropic_wire import ANTHROPIC, ANTHROPIC_VERSION, anthropic_wire
+from course_agent.providers.http import HttpModel
+from course_agent.providers.replay import ReplayModel
 from course_agent.registry import ToolRegistry
 from course_agent.settings import choose
 
@@ -28,10 +38,13 @@ KEY = "sk-ant-test-SECRET-1234567890abcdef"
 QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]
 
 
-def model_for(gateway: Gateway, timeout: float = 5.0, **options: Any) -> AnthropicModel:
+def model_for(
+    gateway: Gateway, timeout: float = 5.0, max_tokens: int | None = None, **options: Any
+) -> HttpModel:
     # The loopback gateway serves under /v1; Anthropic's base URL is the root without it.
     root = gateway.url.removesuffix("/v1")
-    return AnthropicModel(root, KEY, "claude-test", timeout=timeout, **options)
+    wire = ANTHROPIC if max_tokens is None else anthropic_wire(max_tokens)
+    return HttpModel(wire, root, KEY, "claude-test", timeout=timeout, **options)
 
 
 def recorded_reply(name: str, piece: int | None = None) -> Reply:
@@ -95,13 +108,25 @@ def test_the_table_covers_every_anthropic_recording() -> None:
     assert (STREAMS / "README.txt").is_file()  # provenance travels with the copies
 
 
-@pytest.mark.parametrize("piece", [None, 5], ids=["by-line", "5-byte-writes"])
+@pytest.mark.parametrize("delivery", ["by-line", "5-byte-writes", "gzip"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_recorded_stream_merges_to_the_expected_turn(
-    gateway: Gateway, name: str, piece: int | None
+    gateway: Gateway, name: str, delivery: str
 ) -> None:
-    gateway.queue(recorded_reply(name, piece))
+    reply = recorded_reply(name, None if delivery == "by-line" else 5)
+    gateway.queue(packed(reply) if delivery == "gzip" else reply)
     assert merged(list(model_for(gateway).stream(QUESTION, []))) == EXPECTED[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_recorded_stream_recorded_again_replays_the_same_events(
+    gateway: Gateway, name: str, tmp_path: Path
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    gateway.queue(recorded_reply(name, 5))
+    live = list(model_for(gateway, record=recording).stream(QUESTION, []))
+    assert list(ReplayModel(recording, ANTHROPIC).stream(QUESTION, [])) == live
+    assert KEY not in recording.read_text()
 
 
 def test_recorded_index_is_the_content_block_index(gateway: Gateway) -> None:
@@ -132,6 +157,7 @@ def test_request_shape(gateway: Gateway) -> None:
     assert request.path == "/v1/messages"
     assert request.headers["x-api-key"] == KEY
     assert request.headers["anthropic-version"] == ANTHROPIC_VERSION == "2023-06-01"
+    assert request.headers["accept"] == "text/event-stream"
     assert "authorization" not in request.headers
     assert request.body == {
         "model": "claude-test",
@@ -157,7 +183,7 @@ def test_label_and_repr_name_model_and_gateway_but_not_the_key(gateway: Gateway)
     model = model_for(gateway)
     root = gateway.url.removesuffix("/v1")
     assert model.label == f"claude-test via {root}"
-    assert repr(model) == f"AnthropicModel(base_url={root!r}, model='claude-test')"
+    assert repr(model) == f"HttpModel(wire='anthropic', base_url={root!r}, model='claude-test')"
     assert KEY not in repr(model) + model.label
 
 
@@ -175,7 +201,10 @@ OVERLOADED = '{"type": "error", "error": {"type": "overloaded_error", "message":
 
 FAULTS = {
     "401": (status_reply(401, UNAUTHORISED), "check ANTHROPIC_API_KEY"),
-    "529 overloaded": (status_reply(529, OVERLOADED), "HTTP 529 (overloaded_error: Overloaded)"),
+    "529 overloaded, three times": (
+        [status_reply(529, OVERLOADED, {"Retry-After": "0"})] * 3,
+        "HTTP 529 (overloaded_error: Overloaded)",
+    ),
     "event error mid-stream": (
         sse_reply(TEXT, f"event: error\ndata: {OVERLOADED}\n\n"),
         "mid-stream: overloaded_error: Overloaded",
@@ -186,6 +215,13 @@ FAULTS = {
     ),
     "html page": (html_reply(), "HTML page"),
     "openai chunks": (sse_reply('data: "chat.completion.chunk"\n\n'), "ANTHROPIC_BASE_URL"),
+    "string index": (
+        sse_reply(
+            'data: {"type": "content_block_delta", "index": "1", '
+            '"delta": {"type": "input_json_delta", "partial_json": "{"}}\n\n'
+        ),
+        "a content block's index is '1', not a whole number; check that ANTHROPIC_BASE_URL",
+    ),
     "dropped mid-stream": (sse_reply(TEXT, ending="drop"), "dropped the connection"),
     "no stop reason": (sse_reply(TEXT), "before the answer was complete"),
     "nothing at all": (sse_reply(ending="stall", hold=20), "sent nothing for 0.5 s"),
@@ -201,8 +237,8 @@ def assert_clean(message: str, *fragments: str) -> None:
 
 
 @pytest.mark.parametrize(("reply", "cause"), FAULTS.values(), ids=FAULTS.keys())
-def test_fault_is_one_clean_line(gateway: Gateway, reply: Reply, cause: str) -> None:
-    gateway.queue(reply)
+def test_fault_is_one_clean_line(gateway: Gateway, reply: Reply | list[Reply], cause: str) -> None:
+    gateway.queue(*(reply if isinstance(reply, list) else [reply]))
     with pytest.raises(GatewayError) as caught:
         list(model_for(gateway, timeout=0.5).stream(QUESTION, []))
     assert_clean(str(caught.value), cause, gateway.url.removesuffix("/v1"))
@@ -224,7 +260,7 @@ def test_cannot_connect_names_anthropic_base_url() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    model = AnthropicModel(f"http://127.0.0.1:{port}", KEY, "claude-test", timeout=5)
+    model = HttpModel(ANTHROPIC, f"http://127.0.0.1:{port}", KEY, "claude-test", timeout=5)
     with pytest.raises(GatewayError) as caught:
         list(model.stream(QUESTION, []))
     assert_clean(str(caught.value), "cannot connect", "ANTHROPIC_BASE_URL")
@@ -239,11 +275,12 @@ def test_cannot_connect_names_anthropic_base_url() -> None:
 )
 def test_bad_settings_are_refused_up_front(base_url: str, key: str, cause: str) -> None:
     with pytest.raises(GatewayError) as caught:
-        AnthropicModel(base_url, key, "claude-test")
+        HttpModel(ANTHROPIC, base_url, key, "claude-test")
     assert_clean(str(caught.value), cause)
 
 
 def test_429_is_retried_honouring_retry_after(gateway: Gateway) -> None:
+    # The SDKs' other retried statuses, 529 included, are in test_http.py.
     limited = '{"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}'
     gateway.queue(
         status_reply(429, limited, {"Retry-After": "0"}),
@@ -368,27 +405,27 @@ BOTH = {"OPENAI_API_KEY": "sk-o", "ANTHROPIC_API_KEY": KEY}
 
 
 @pytest.mark.parametrize(
-    ("provider", "env", "kind"),
+    ("provider", "env", "wire"),
     [
-        ("anthropic", {"ANTHROPIC_API_KEY": KEY}, AnthropicModel),
-        ("anthropic", BOTH, AnthropicModel),
-        (None, {"ANTHROPIC_API_KEY": KEY}, AnthropicModel),  # the only key set
-        (None, BOTH, OpenAICompatModel),  # both set: OpenAI, as before
+        ("anthropic", {"ANTHROPIC_API_KEY": KEY}, "anthropic"),
+        ("anthropic", BOTH, "anthropic"),
+        (None, {"ANTHROPIC_API_KEY": KEY}, "anthropic"),  # the only key set
+        (None, BOTH, "openai"),  # both set: OpenAI, as before
     ],
 )
 def test_choose_provider(
-    provider: str | None, env: dict[str, str], kind: type, tmp_path: Path
+    provider: str | None, env: dict[str, str], wire: str, tmp_path: Path
 ) -> None:
     setup = choose(provider=provider, env=env, root=tmp_path)
-    assert type(setup.model) is kind
+    assert isinstance(setup.model, HttpModel) and setup.model.wire.name == wire
     assert KEY not in setup.notice + repr(setup.model) + setup.model.label
 
 
 def test_choose_anthropic_defaults_and_overrides(tmp_path: Path) -> None:
     model = choose(provider="anthropic", env={"ANTHROPIC_API_KEY": KEY}, root=tmp_path).model
-    assert (
-        repr(model)
-        == "AnthropicModel(base_url='https://api.anthropic.com', model='claude-haiku-4-5')"
+    assert repr(model) == (
+        "HttpModel(wire='anthropic', base_url='https://api.anthropic.com', "
+        "model='claude-haiku-4-5')"
     )
     env = {
         "ANTHROPIC_API_KEY": KEY,
@@ -396,8 +433,8 @@ def test_choose_anthropic_defaults_and_overrides(tmp_path: Path) -> None:
         "COURSE_AGENT_MODEL": "claude-sonnet-4-5",
     }
     model = choose(provider="anthropic", env=env, root=tmp_path).model
-    assert (
-        repr(model) == "AnthropicModel(base_url='http://proxy.example', model='claude-sonnet-4-5')"
+    assert repr(model) == (
+        "HttpModel(wire='anthropic', base_url='http://proxy.example', model='claude-sonnet-4-5')"
     )
     model = choose(provider="anthropic", env=env, model="claude-x", root=tmp_path).model
     assert repr(model).endswith("model='claude-x')")

@@ -1,0 +1,279 @@
+"""One Model for every HTTP gateway, handed a wire format as an httpx Client is handed a transport.
+
+The wire format (wire.py) knows the request, the headers and the parser; this module owns what
+HTTP itself needs, once: retries, two timeouts, caps on memory, redaction and recording. Every
+failure leaves as one GatewayError line (errors.py). Deliberately not handled: non-streaming
+replies, HTTP/2, following redirects (a redirect would carry the key somewhere unchecked).
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import ssl
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any, TextIO
+
+import httpx
+
+from ..protocol import GatewayError, ModelEvent
+from ..redaction import redact
+from ..sse import TooLong, split_lines
+from . import errors
+from .deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, Clock
+from .limits import ACCEPT_ENCODING, MAX_ERROR_BODY, bounded, unpacked, without_partial_secret
+from .replay import RecordedResponse
+from .retries import FIRST_BACKOFF, MAX_RETRIES, MAX_RETRY_WAIT, RETRY_STATUSES, retry_delay
+from .wire import WireFormat
+
+__all__ = ["HttpModel"]
+
+
+class HttpModel:
+    """`stream()` POSTs the transcript in `wire`'s format with streaming on and yields the events.
+
+    `timeout` is the longest silence: connecting, waiting for an answer, and between data lines
+    (checked as bytes arrive, so a silence ends within twice `timeout` even when a byte trickles
+    in every few seconds). `request_timeout` bounds the whole request, retries included. A
+    transient failure before the answer starts is retried `max_retries` times (see
+    RETRY_STATUSES), waiting as the gateway asks or backing off from `first_backoff` seconds.
+    `record` (a path or an open text file) receives one JSON line per call (see replay.py).
+    """
+
+    def __init__(
+        self,
+        wire: WireFormat,
+        base_url: str,
+        api_key: str,
+        model: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_retries: int = MAX_RETRIES,
+        first_backoff: float = FIRST_BACKOFF,
+        transport: httpx.BaseTransport | None = None,
+        record: Path | str | TextIO | None = None,
+    ) -> None:
+        self.wire = wire
+        self._api_key = api_key  # read by `stream` for the headers, and as the secret to cut
+        try:
+            if any(not (" " < ch <= "~") for ch in api_key):
+                raise GatewayError(errors.bad_key(wire))
+            self.base_url = _checked_url(base_url, wire)
+        except GatewayError as error:  # a key pasted into the URL is still a key
+            raise GatewayError(redact(str(error), self._secrets)) from None
+        self.model = model
+        self.label = f"{model} via {self.base_url}"
+        self.timeout = timeout
+        self.request_timeout = request_timeout
+        self.max_retries = max_retries
+        self.first_backoff = first_backoff
+        self.record = record
+        self._transport = transport
+
+    def __repr__(self) -> str:
+        return (
+            f"HttpModel(wire={self.wire.name!r}, base_url={self.base_url!r}, model={self.model!r})"
+        )
+
+    @property
+    def _secrets(self) -> tuple[str, ...]:
+        return (self._api_key,) if self._api_key else ()
+
+    def stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+    ) -> Iterator[ModelEvent]:
+        # The one exit for errors: whatever went wrong leaves as one redacted line. Raised after
+        # the except clause, not in it: there `from None` would only hide the original from
+        # tracebacks, while __context__ still held its unredacted text and the request (the key
+        # in its headers) for anyone who inspects the exception.
+        clock = Clock(self.timeout, self.request_timeout, self.base_url)
+        try:
+            yield from self._stream(messages, tools, clock)
+            return
+        except errors.BrokenStream as error:
+            message = errors.broken(str(error), self.wire)
+        except GatewayError as error:
+            message = str(error)
+        except TooLong as error:
+            message = errors.too_long_line(self.base_url, error.limit)
+        except httpx.HTTPError as error:
+            message = self._explain(error, clock)
+        raise GatewayError(redact(" ".join(message.split()), self._secrets)) from None
+
+    def _stream(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], clock: Clock
+    ) -> Iterator[ModelEvent]:
+        url = self.base_url + self.wire.path
+        body = self.wire.body(self.model, messages, tools)
+        headers = {
+            "Accept": "text/event-stream",
+            "Accept-Encoding": ACCEPT_ENCODING,
+            **self.wire.headers(self._api_key),
+        }
+        client = httpx.Client(transport=self._transport, follow_redirects=False, verify=_tls())
+        with client:
+            for attempt in range(self.max_retries + 1):
+                final = attempt == self.max_retries
+                # Each wait for the network is bounded by the silence, and by what is left.
+                timeout = httpx.Timeout(max(min(self.timeout, clock.left()), 0.001))
+                request = client.build_request("POST", url, json=body, headers=headers)
+                request.extensions["timeout"] = timeout.as_dict()
+                try:
+                    response = client.send(request, stream=True)
+                except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as error:
+                    # Reset or closed before the first byte of an answer: nothing was streamed.
+                    if final:
+                        detail = str(error) or type(error).__name__
+                        tries = attempt + 1
+                        raise GatewayError(
+                            errors.dropped_before_answer(self.base_url, detail, tries)
+                        ) from None
+                    self._pause(retry_delay({}, attempt, self.first_backoff), clock)
+                    continue
+                try:
+                    note = ""
+                    if response.status_code in RETRY_STATUSES and not final:
+                        delay = retry_delay(response.headers, attempt, self.first_backoff)
+                        budget = min(MAX_RETRY_WAIT, clock.left())
+                        if delay <= budget:
+                            response.close()
+                            self._pause(delay, clock)
+                            continue
+                        note = errors.wait_too_long(delay, budget)
+                    yield from self._read(response, len(messages), clock, note)
+                    return
+                finally:
+                    response.close()
+
+    def _pause(self, seconds: float, clock: Clock) -> None:
+        if seconds > clock.left():
+            raise GatewayError(errors.too_slow(self.base_url, self.request_timeout))
+        time.sleep(seconds)
+
+    def _read(
+        self, response: httpx.Response, n_messages: int, clock: Clock, note: str
+    ) -> Iterator[ModelEvent]:
+        gateway, code = self.base_url, response.status_code
+        if 300 <= code < 400:
+            location = response.headers.get("location", "")
+            raise GatewayError(errors.redirect(gateway, code, location, self.wire, self._secrets))
+        clock.data()  # the answer began: silence counts from here
+        kind = response.headers.get("content-type", "")
+        with self._recording(n_messages, code) as record:
+            if code >= 400 or "json" in kind:
+                body = self._body(response, clock)
+                for line in split_lines([body]) if record else ():
+                    record.add(line)
+                if code >= 400:
+                    model, wire, secrets = self.model, self.wire, self._secrets
+                    raise GatewayError(
+                        errors.status(gateway, code, body, model, wire, secrets) + note
+                    )
+                raise GatewayError(errors.json_not_stream(gateway, body, self._secrets))
+            if "html" in kind:
+                raise GatewayError(errors.html_page(gateway, self.wire))
+            lines = self._watched(self._lines(response, clock), clock, record)
+            yield from bounded(self.wire.parse(lines, gateway, self._secrets), gateway)
+
+    def _recording(
+        self, n_messages: int, status: int
+    ) -> AbstractContextManager[RecordedResponse | None]:
+        if self.record is None:
+            return nullcontext()
+        request = {"gateway": self.base_url, "model": self.model, "n_messages": n_messages}
+        return RecordedResponse(self.record, request, status, self._secrets)
+
+    def _body(self, response: httpx.Response, clock: Clock) -> str:
+        """A body read for its message only (an error, a JSON answer): at most MAX_ERROR_BODY."""
+        raw = _timed(response.iter_raw(), clock)
+        encoding = response.headers.get("content-encoding", "")
+        data = b"".join(unpacked(raw, encoding, self.base_url, MAX_ERROR_BODY))
+        text = data.decode("utf-8", "replace")
+        # Cut at the cap, the body may end in the first half of a key.
+        return without_partial_secret(text, self._secrets) if len(data) == MAX_ERROR_BODY else text
+
+    def _lines(self, response: httpx.Response, clock: Clock) -> Iterator[str]:
+        """The body's lines as they arrive: unpacked step by step, decoded, cut at line ends."""
+        raw = _timed(response.iter_raw(), clock)
+        pieces = unpacked(raw, response.headers.get("content-encoding", ""), self.base_url)
+        return split_lines(_decoded(pieces))
+
+    def _watched(
+        self, lines: Iterable[str], clock: Clock, record: RecordedResponse | None
+    ) -> Iterator[str]:
+        """Each line on its way to the parser: recorded if asked, and a data line ends silence."""
+        for line in lines:
+            if record is not None:
+                record.add(line)
+            if line.startswith("data:"):
+                clock.data()
+            yield line
+
+    def _explain(self, error: httpx.HTTPError, clock: Clock) -> str:
+        gateway, detail = self.base_url, str(error) or type(error).__name__
+        if isinstance(error, httpx.TimeoutException) and clock.left() <= 0:
+            return errors.too_slow(gateway, self.request_timeout)
+        if isinstance(error, httpx.ConnectTimeout):
+            return errors.connect_timeout(gateway, self.wire)
+        if isinstance(error, httpx.ConnectError):
+            return errors.cannot_connect(gateway, detail, self.wire)
+        if isinstance(error, httpx.ReadTimeout):
+            return errors.nothing_for(gateway, self.timeout)
+        if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError)):
+            return errors.dropped(gateway, detail)
+        return errors.failed(gateway, type(error).__name__, detail)
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for the process, as httpx would build it (certifi, or SSL_CERT_FILE or
+    SSL_CERT_DIR, read at the first request): building one loads the CA bundle, 50 ms here, and
+    every request would otherwise pay for its own."""
+    return httpx.create_ssl_context()
+
+
+def _timed(chunks: Iterable[bytes], clock: Clock) -> Iterator[bytes]:
+    """The body's chunks as read from the socket, the deadlines checked after each one's lines
+    were read: bytes that complete no data line do not hold off the silence deadline."""
+    for chunk in chunks:
+        yield chunk
+        clock.check()
+
+
+def _decoded(pieces: Iterable[bytes]) -> Iterator[str]:
+    """UTF-8 bytes in pieces -> text in pieces; a character split between two pieces is kept
+    whole, and invalid bytes become U+FFFD (an event stream is UTF-8 by definition)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    for piece in pieces:
+        if text := decoder.decode(piece):
+            yield text
+    if tail := decoder.decode(b"", final=True):
+        yield tail
+
+
+def _checked_url(base_url: str, wire: WireFormat) -> str:
+    """The base URL without its trailing slash, or a GatewayError saying what is wrong with it."""
+    try:
+        url = httpx.URL(base_url)
+    except httpx.InvalidURL as error:
+        raise GatewayError(
+            errors.bad_url(base_url, f"is not a valid URL ({error})", wire)
+        ) from None
+    if url.scheme not in ("http", "https"):
+        raise GatewayError(errors.bad_url(base_url, "is not an http(s) URL", wire))
+    if url.userinfo:
+        shown = str(url.copy_with(userinfo=b""))
+        reason = f"holds a user name or password; put the key in {wire.key_variable} instead"
+        raise GatewayError(errors.bad_url(shown, reason, wire))
+    if url.query or url.fragment:
+        shown = str(url.copy_with(query=None, fragment=None))
+        raise GatewayError(errors.bad_url(shown, "has a ?query or #fragment", wire))
+    if not url.host or any(ch.isspace() or not ch.isprintable() for ch in base_url):
+        raise GatewayError(errors.bad_url(base_url, "has no valid host name", wire))
+    if url.port is not None and not 0 < url.port < 1 << 16:
+        raise GatewayError(errors.bad_url(base_url, f"has no valid port ({url.port})", wire))
+    return base_url.rstrip("/")

@@ -1,0 +1,104 @@
+"""The caps on memory, on bytes and events alone (test_http.py runs them over loopback HTTP)."""
+
+import gzip
+import zlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from course_agent.protocol import GatewayError, TextDelta, ToolCallDelta
+from course_agent.providers.limits import (
+    MAX_ARGUMENTS,
+    MAX_ERROR_BODY,
+    MAX_TEXT,
+    UNPACK_STEP,
+    bounded,
+    unpacked,
+    without_partial_secret,
+)
+from course_agent.redaction import REDACTED, redact
+
+GATEWAY = "https://gateway.example/v1"
+MB = 1 << 20
+
+
+def test_the_figures_the_readme_states() -> None:
+    assert (MAX_ERROR_BODY, MAX_TEXT, MAX_ARGUMENTS) == (64 * 1024, MB, MB)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "x-gzip", " GZIP "])
+def test_a_packed_body_unpacks_whole(encoding: str) -> None:
+    body = b"data: hello\n\n" * 10_000
+    packed = zlib.compress(body) if encoding == "deflate" else gzip.compress(body)
+    chunks = [packed[i : i + 100] for i in range(0, len(packed), 100)]
+    assert b"".join(unpacked(chunks, encoding, GATEWAY)) == body
+
+
+def test_a_bomb_unpacks_one_step_at_a_time_and_stops_at_the_limit() -> None:
+    bomb = gzip.compress(b"\0" * (64 * MB))  # 64 MB from about 64 KB
+    pieces = unpacked([bomb], "gzip", GATEWAY, limit=MAX_ERROR_BODY + 5)
+    sizes = [len(piece) for piece in pieces]
+    assert max(sizes) <= UNPACK_STEP
+    assert sum(sizes) == MAX_ERROR_BODY + 5
+
+
+def test_a_plain_body_stops_at_the_limit_too() -> None:
+    assert b"".join(unpacked([b"abc"] * 10, "", GATEWAY, limit=7)) == b"abcabca"
+
+
+@pytest.mark.parametrize(("encoding", "cause"), [("br", "'br'"), ("gzip", "does not unpack")])
+def test_what_cannot_be_unpacked_is_a_gateway_error(encoding: str, cause: str) -> None:
+    with pytest.raises(GatewayError) as caught:
+        list(unpacked([b"not packed at all"], encoding, GATEWAY))
+    assert GATEWAY in str(caught.value) and cause in str(caught.value)
+
+
+KEY = "sk-test-LIMITS-0123456789"
+
+
+@given(cut=st.integers(min_value=0, max_value=200))
+def test_a_cut_never_leaves_the_start_of_a_key(cut: int) -> None:
+    # As http.py reads an error body: cut at the cap, then redacted whole.
+    clean = redact(without_partial_secret(("x" * 100 + KEY + "y" * 100)[:cut], [KEY]), [KEY])
+    assert KEY not in clean
+    assert not any(clean.endswith(KEY[:n]) for n in range(1, len(KEY)))
+
+
+def test_text_that_ends_without_a_key_is_left_alone() -> None:
+    assert without_partial_secret("ends in sk-", ["other"]) == "ends in sk-"
+    assert without_partial_secret("ends in sk-", [KEY]) == f"ends in {REDACTED}"
+
+
+def test_text_under_its_cap_passes() -> None:
+    events = [TextDelta("a" * (MAX_TEXT // 2)), TextDelta("a" * (MAX_TEXT // 2))]
+    assert list(bounded(events, GATEWAY)) == events
+
+
+def test_text_over_its_cap_stops_after_what_fits() -> None:
+    events = [TextDelta("a" * MAX_TEXT), TextDelta("b")]
+    seen = []
+    with pytest.raises(GatewayError, match="more than 1 MB of text in one turn"):
+        seen.extend(bounded(events, GATEWAY))
+    assert seen == events[:1]
+
+
+def test_arguments_are_capped_per_call_not_per_turn() -> None:
+    half = "a" * (MAX_ARGUMENTS // 2 + 1)
+    two_calls = [ToolCallDelta(1, "x", "glob", half), ToolCallDelta(2, "y", "glob", half)]
+    assert len(list(bounded(two_calls, GATEWAY))) == 2
+    one_call = [ToolCallDelta(1, "x", "glob", half), ToolCallDelta(1, args_delta=half)]
+    with pytest.raises(GatewayError, match="more than 1 MB of arguments for one call"):
+        list(bounded(one_call, GATEWAY))
+
+
+def test_without_an_index_a_call_is_known_by_its_id_then_by_being_the_last() -> None:
+    half = "a" * (MAX_ARGUMENTS // 2 + 1)
+    mistral = [
+        ToolCallDelta(None, "x", "glob", half),
+        ToolCallDelta(None, "y", "glob", half),  # a new id: another call
+        ToolCallDelta(None, args_delta="b"),  # no id: continues y
+    ]
+    assert len(list(bounded(mistral, GATEWAY))) == 3
+    with pytest.raises(GatewayError):
+        list(bounded([*mistral, ToolCallDelta(None, args_delta=half)], GATEWAY))
