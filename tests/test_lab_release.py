@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ import nbformat
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from lab_class import LABS, RELEASE, SOURCE, kernel_env
+from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
 from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.preprocessors import ClearSolutions
 
@@ -92,21 +93,58 @@ def test_the_package_ships_its_reference() -> None:
 # -- nbgrader: the same notebook from `nbgrader generate_assignment` ------------------------------
 
 
-def test_nbgrader_generate_assignment_writes_the_same_student_notebook(tmp_path: Path) -> None:
-    (tmp_path / "source" / "day03").mkdir(parents=True)
-    shutil.copy(SOURCE, tmp_path / "source" / "day03" / "day03-lab.ipynb")
-    shutil.copy(LABS / "nbgrader_config.py", tmp_path / "nbgrader_config.py")
-    command = [sys.executable, "-m", "nbgrader", "generate_assignment", "day03", "--no-db"]
-    done = subprocess.run(
-        command, cwd=tmp_path, env=kernel_env(), capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    theirs = nbformat.read(tmp_path / "release" / "day03" / "day03-lab.ipynb", as_version=4)
+@pytest.fixture(scope="module")
+def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An nbgrader course made of the lab: generated, then two students autograded."""
+    course = tmp_path_factory.mktemp("course")
+    (course / "source" / "day03").mkdir(parents=True)
+    shutil.copy(SOURCE, course / "source" / "day03" / "day03-lab.ipynb")
+    shutil.copy(LABS / "nbgrader_config.py", course / "nbgrader_config.py")
+    # nbgrader runs the `alembic` script beside this interpreter to set up its database.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+    def nbgrader(*args: str) -> None:
+        command = [sys.executable, "-m", "nbgrader", *args]
+        done = subprocess.run(
+            command,
+            cwd=course,
+            env=kernel_env(PATH=path),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    nbgrader("generate_assignment", "day03")
+    released = course / "release" / "day03" / "day03-lab.ipynb"
+    for student, exercises in [("alice", solved()), ("bob", {})]:
+        submission(course / "submitted" / student / "day03" / "day03-lab.ipynb", exercises)
+    nbgrader("autograde", "day03")
+    assert released.is_file()
+    return course
+
+
+def test_nbgrader_generate_assignment_writes_the_same_student_notebook(
+    nbgrader_course: Path,
+) -> None:
+    released = nbgrader_course / "release" / "day03" / "day03-lab.ipynb"
+    theirs = nbformat.read(released, as_version=4)
     ours = nbformat.read(RELEASE, as_version=4)
     assert [cell.id for cell in theirs.cells] == [cell.id for cell in ours.cells]
     for mine, nbgraders in zip(ours.cells, theirs.cells, strict=True):
         assert mine == nbgraders, mine.id  # source, locks, checksums: every field
     assert theirs.metadata == ours.metadata
+
+
+def test_nbgrader_autograde_gives_a_point_per_check(nbgrader_course: Path) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{nbgrader_course / 'gradebook.db'}") as gradebook:
+        scores = {
+            student: gradebook.find_submission("day03", student).score
+            for student in ("alice", "bob")
+        }
+    assert scores == {"alice": 7.0, "bob": 2.0}  # solved, and the untouched starter
 
 
 def test_nbgrader_accepts_the_sources_metadata_and_grades_seven_points() -> None:
