@@ -97,17 +97,22 @@ def kernel_env(**extra: str) -> dict[str, str]:
 
 
 def hand_in(
-    notebook: Path, root: Path, env: Mapping[str, str] | None = None
+    notebook: Path,
+    root: Path,
+    env: Mapping[str, str] | None = None,
+    at: str = "labs/day03-lab.ipynb",
 ) -> subprocess.CompletedProcess[str]:
-    """The README's hand-in command, from `root`, on a copy of labs/ holding `notebook`."""
+    """The README's hand-in command, from `root`, on a copy of labs/ with `notebook` `at` there."""
     labs = root / "labs"
     labs.mkdir(parents=True)
     for name in ("conftest.py", "nbval-sanitize.cfg"):
         if (LABS / name).exists():
             (labs / name).write_bytes((LABS / name).read_bytes())
-    (labs / "day03-lab.ipynb").write_bytes(notebook.read_bytes())
+    (root / at).parent.mkdir(parents=True, exist_ok=True)
+    (root / at).write_bytes(notebook.read_bytes())
     (root / "tmp").mkdir()
-    command = [sys.executable, *HANDIN.split()[1:], "-p", "no:cacheprovider", "--color=no"]
+    words = HANDIN.split()[1:-1]
+    command = [sys.executable, *words, at, "-p", "no:cacheprovider", "--color=no", "-v"]
     return subprocess.run(
         command,
         cwd=root,

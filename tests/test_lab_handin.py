@@ -7,7 +7,6 @@ and sanitize file), two at a time; every assert below reads the one fixture run.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -103,24 +102,6 @@ def build(path: Path, exercises=None, extra=(), edit=None) -> Path:
     return submission(path, exercises, extra, edit)
 
 
-def plain_nbval(notebook: Path, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """`pytest --nbval` on a copy, with no conftest: the source must match its own outputs."""
-    workdir.mkdir()
-    shutil.copy(notebook, workdir / "day03-lab.ipynb")
-    shutil.copy(LABS / "nbval-sanitize.cfg", workdir / "nbval-sanitize.cfg")
-    words = HANDIN.replace("labs/", "").split()
-    command = [sys.executable, *words[1:], "-p", "no:cacheprovider", "--color=no"]
-    (workdir / "tmp").mkdir()
-    return subprocess.run(
-        command,
-        cwd=workdir,
-        env=kernel_env(TMPDIR=str(workdir / "tmp")),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
 @pytest.fixture(scope="module")
 def handed_in(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess]:
     root = tmp_path_factory.mktemp("handin")
@@ -128,8 +109,8 @@ def handed_in(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.
     env = {"OPENAI_API_KEY": KEY, "GITHUB_TOKEN": KEY, "my_client_secret": KEY}
 
     def run(name: str) -> subprocess.CompletedProcess:
-        if name == "source":
-            return plain_nbval(SOURCE, root / name)
+        if name == "source":  # beside the conftest, but not a release: its own outputs count
+            return hand_in(SOURCE, root / name, env, at="labs/source/day03-lab.ipynb")
         notebook = build(root / "notebooks" / f"{name}.ipynb", **STUDENTS[name])
         return hand_in(notebook, root / name, env)
 
@@ -176,12 +157,14 @@ def test_a_solved_lab_passes_whatever_its_file_stores(handed_in: dict, name: str
 
 
 def test_the_solution_source_matches_its_own_stored_outputs(handed_in: dict) -> None:
+    # Run from the same root as a hand-in: labs/conftest.py leaves notebooks in labs/source/ alone.
     refresh = (
         "if the package changed on purpose, refresh the source's outputs with `course-agent lab "
         "execute labs/source/day03-lab.ipynb` and review the diff"
     )
     run = handed_in["source"]
     assert run.returncode == 0, f"{refresh}\n{shown(run)}"
+    assert re.search(r"labs/source/day03-lab\S*::Cell 0 PASSED", run.stdout), shown(run)
 
 
 def test_both_readmes_give_the_hand_in_command_on_one_line() -> None:
@@ -245,3 +228,25 @@ def test_the_classroom_workflow_puts_the_grading_files_back_from_the_template(
     git("-c", "user.name=s", "-c", "user.email=s@s", "commit", "-qam", "student")
     subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, check=True, capture_output=True)
     assert (tmp_path / "labs" / "conftest.py").read_text() == "as the instructor made it\n"
+
+
+def test_nbval_compares_only_cells_with_a_count_and_refuses_outputs_without_one(
+    tmp_path: Path,
+) -> None:
+    # What the restore relies on: the student's cells, cleared, are run but not compared.
+    v4 = nbformat.v4
+
+    def cell(count: int | None, stored: str | None) -> dict:
+        outputs = [v4.new_output("stream", text=stored)] if stored else []
+        return v4.new_code_cell("print('fresh')", execution_count=count, outputs=outputs)
+
+    cells = [cell(None, None), cell(1, "stored\n"), cell(None, "stored\n"), cell(2, "fresh\n")]
+    nbformat.write(v4.new_notebook(cells=cells), tmp_path / "n.ipynb")
+    command = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "n.ipynb", "-v"]
+    command += ["-p", "no:cacheprovider", "--color=no"]
+    run = subprocess.run(
+        command, cwd=tmp_path, env=kernel_env(), capture_output=True, text=True, timeout=300
+    )
+    outcomes = re.findall(r"::Cell (\d) (PASSED|FAILED)", run.stdout)
+    assert outcomes == [("0", "PASSED"), ("1", "FAILED"), ("2", "FAILED"), ("3", "PASSED")]
+    assert "Unrun reference cell has outputs" in run.stdout
