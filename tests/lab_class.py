@@ -101,10 +101,14 @@ def hand_in(
     root: Path,
     env: Mapping[str, str] | None = None,
     at: str = "labs/day03-lab.ipynb",
+    extra: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """The README's hand-in command, from `root`, on a copy of labs/ with `notebook` `at` there."""
+    """The README's hand-in command, from `root`, on a copy of labs/ with `notebook` `at` there.
+
+    `extra` arguments are added (`--collect-only`, say); without them it is the command itself.
+    """
     labs = root / "labs"
-    labs.mkdir(parents=True)
+    labs.mkdir(parents=True, exist_ok=True)
     for name in ("conftest.py", "nbval-sanitize.cfg"):
         if (LABS / name).exists():
             (labs / name).write_bytes((LABS / name).read_bytes())
@@ -112,7 +116,7 @@ def hand_in(
     (root / at).write_bytes(notebook.read_bytes())
     (root / "tmp").mkdir()
     words = HANDIN.split()[1:-1]
-    command = [sys.executable, *words, at, "-p", "no:cacheprovider", "--color=no", "-v"]
+    command = [sys.executable, *words, at, "-p", "no:cacheprovider", "--color=no", "-v", *extra]
     return subprocess.run(
         command,
         cwd=root,

@@ -7,6 +7,7 @@ and sanitize file), two at a time; every assert below reads the one fixture run.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -250,3 +251,15 @@ def test_nbval_compares_only_cells_with_a_count_and_refuses_outputs_without_one(
     outcomes = re.findall(r"::Cell (\d) (PASSED|FAILED)", run.stdout)
     assert outcomes == [("0", "PASSED"), ("1", "FAILED"), ("2", "FAILED"), ("3", "PASSED")]
     assert "Unrun reference cell has outputs" in run.stdout
+
+
+def test_only_a_lab_beside_the_conftest_is_restored(tmp_path: Path) -> None:
+    # The same file, self-test deleted, in labs/ and in labs/source/: only the first gets it back.
+    notebook = submission(tmp_path / "lab.ipynb", edit=delete_cell("selftest"))
+    (tmp_path / "root" / "labs" / "source").mkdir(parents=True)
+    shutil.copy(notebook, tmp_path / "root" / "labs" / "source" / "day03-lab.ipynb")
+    run = hand_in(notebook, tmp_path / "root", extra=["--collect-only", "-qq", "labs/source"])
+    items = re.findall(r"^(\S+)::Cell \d+$", run.stdout, re.MULTILINE)
+    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(notebook, 4).cells)
+    assert items.count("labs/day03-lab.ipynb") == code_cells + 1, run.stdout
+    assert items.count("labs/source/day03-lab.ipynb") == code_cells, run.stdout
