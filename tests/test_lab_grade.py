@@ -110,6 +110,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "12-subclass-and-wrapper": {"exercises": SUBCLASS_AND_WRAPPER},
         "13-deleted-setup": {"exercises": answers, "edit": without("setup")},
         "14-env-probe": {"exercises": answers, "extra": [probe(seen)]},
+        "15-silenced": {
+            "exercises": answers,
+            "extra": ["import io, sys\n\nsys.stdout = io.StringIO()"],
+        },
     }
     for name, edits in students.items():
         submission(folder / f"{name}.ipynb", **edits)
@@ -197,6 +201,7 @@ def test_no_cheat_reaches_seven_and_its_row_says_why(
         ("04-endless-loop", f"timeout: cell {cell_number('check-1')} ran over {TIMEOUT} s"),
         ("05-kernel-killed", f"kernel died in cell {cell_number('exercise-2')}"),
         ("07-broken-json", "not a notebook: JSONDecodeError: "),
+        ("15-silenced", "the grader's self-test gave no report"),
     ],
 )
 def test_a_submission_that_cannot_finish_gets_a_row_saying_why(
@@ -223,8 +228,8 @@ def test_the_kernels_get_no_key_and_start_away_from_the_submissions(
 def test_the_run_goes_on_to_the_end_and_prints_the_table(graded: dict[str, Any]) -> None:
     lines = graded["table"].splitlines()
     assert lines[0].split() == ["submission", "score", "failed", "seconds", "note"]
-    assert len(lines) == 1 + 14 + 2  # header, the class, then the total and where the CSV went
-    assert "14 submissions graded in" in lines[-2]
+    assert len(lines) == 1 + 15 + 2  # header, the class, then the total and where the CSV went
+    assert "15 submissions graded in" in lines[-2]
     starter = next(line for line in lines if "02-starter" in line)
     assert starter.split()[1:4] == ["2/7", "3", "4"]
 

@@ -84,9 +84,9 @@ def run_scored(nb: Any, timeout: float, cwd: Path | None = None) -> tuple[str, d
     if problem:
         return problem, None
     report = _report(scorer, nonce)
-    return (
-        ("", report) if report else (f"the grader's self-test gave no report{_error(scorer)}", None)
-    )
+    if report is None:
+        return f"the grader's self-test gave no report{_error(scorer)}", None
+    return "", report
 
 
 @dataclass(frozen=True)
