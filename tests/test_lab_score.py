@@ -13,6 +13,7 @@ from typing import Any
 import nbformat
 import pytest
 from lab_class import RELEASE, solved
+from wrong_implementations import RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator
 from course_agent.lab.score import Score, check_origin, score_exercises, score_namespace
@@ -167,22 +168,28 @@ def test_a_refused_exercise_fails_its_checks_with_the_refusal() -> None:
         ToolCallAccumulator, namespace["execute_call"], namespace["truncate_result"]
     )
     failed = {check.number: check.line for check in score.report.checks if not check.ok}
-    assert failed[3] == "fragment merging: exercise 1 imports ToolCallAccumulator from course_agent"
-    assert score.refused == ("exercise 1 imports ToolCallAccumulator from course_agent",)
+    refusal = "exercise 1 imports ToolCallAccumulator from course_agent"
+    assert failed[3].startswith("fragment merging: ") and refusal in failed[3]
+    assert score.refused == (refusal,)
     assert score.text().splitlines()[1] == score.refused[0]
 
 
 def test_the_json_carries_every_field_of_a_check() -> None:
     @dataclasses.dataclass(frozen=True)
-    class NamedCheck(Check):  # as a later Check may grow fields
-        name: str = "registry"
+    class LaterCheck(Check):  # as a later Check may grow fields
+        figure: int = 8054
 
-    report = SelftestReport([NamedCheck(1, True, "fine"), Check(2, False, "path boundary: x")])
+    report = SelftestReport(
+        [
+            LaterCheck(number=1, name="registry", ok=True, line="fine"),
+            Check(number=2, name="path boundary", ok=False, line="path boundary: x"),
+        ]
+    )
     data = json.loads(Score(report, ("exercise 2: y",)).to_json())
     assert data == {
         "checks": [
-            {"number": 1, "ok": True, "line": "fine", "name": "registry"},
-            {"number": 2, "ok": False, "line": "path boundary: x"},
+            {"number": 1, "name": "registry", "ok": True, "line": "fine", "figure": 8054},
+            {"number": 2, "name": "path boundary", "ok": False, "line": "path boundary: x"},
         ],
         "refused": ["exercise 2: y"],
     }
@@ -195,3 +202,15 @@ def test_print_score_scores_the_namespace_it_is_called_from(capsys: pytest.Captu
     nonce, _, text = capsys.readouterr().out.partition(" ")
     report = json.loads(text)
     assert nonce == "n0nce" and [check["ok"] for check in report["checks"]] == [True] * 7
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_no_wrong_answer_reaches_seven_in_a_notebook(name: str) -> None:
+    # tests/wrong_implementations.py, pasted into a solved lab's exercise cell as a student would.
+    number, source = WRONG[name]
+    assert score_namespace(notebook({**solved(), number: source})).passed < 7
+
+
+def test_the_right_answers_written_as_students_write_them_reach_seven() -> None:
+    score = score_namespace(notebook(RIGHT))
+    assert (score.passed, score.refused) == (7, ())

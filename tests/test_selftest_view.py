@@ -32,11 +32,9 @@ def test_an_unsolved_lab_shows_what_failed_in_the_same_output(shell: Interactive
     shown = run_lab(shell, {3: solved()[3], 1: "from course_agent import ToolCallAccumulator"})
     assert len(shown) == 1  # one output: nbval's diff shows the failures beside the expectation
     lines = shown[0].splitlines()
-    assert lines[:2] == ["3/7 passed", "exercise 1 imports ToolCallAccumulator from course_agent"]
-    assert (
-        lines[2]
-        == "x 3. fragment merging: exercise 1 imports ToolCallAccumulator from course_agent"
-    )
+    refused = "exercise 1 imports ToolCallAccumulator from course_agent"
+    assert lines[:2] == ["3/7 passed", refused]
+    assert lines[2].startswith("x 3. fragment merging: ") and refused in lines[2]
     assert [check.ok for check in shell.user_ns["report"].checks].count(True) == 3
 
 
