@@ -12,8 +12,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .grading import main_grade
-from .lab_release import main_lab
+from .lab.grade import main_grade
+from .lab.release import main_lab
 from .loop import run_agent
 from .protocol import GatewayError
 from .registry import default_registry

@@ -1,29 +1,37 @@
-"""The student lab is generated from the solution notebook, byte for byte, and says what to do."""
+"""The student lab is generated from the solution notebook, byte for byte, as nbgrader makes it."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
+from nbgrader.nbgraderformat import MetadataValidator
+from nbgrader.preprocessors import ClearSolutions
 
-import course_agent
-from course_agent.lab_release import (
+from course_agent.lab.release import (
+    CODE_STUB,
     EXPECTED,
     NOTEBOOK_METADATA,
     SELFTEST_CELL,
     main_lab,
     release,
+    release_notebooks,
     stub_solutions,
 )
+from course_agent.lab.restore import released_path
 
-REPO = Path(__file__).resolve().parent.parent
-SOURCE = REPO / "labs" / "source" / "day03-lab.ipynb"
-RELEASE = REPO / "labs" / "day03-lab.ipynb"
+REPO = LABS.parent
 REFRESH = f"course-agent lab release {SOURCE.relative_to(REPO)} {RELEASE.relative_to(REPO)}"
 
 
@@ -36,10 +44,13 @@ def run_stub(code: str) -> str:
     return str(raised.value)
 
 
-def test_the_committed_release_is_what_the_source_generates(tmp_path: Path) -> None:
-    release(SOURCE, tmp_path / "day03-lab.ipynb")
-    fresh = (tmp_path / "day03-lab.ipynb").read_bytes()
-    assert fresh == RELEASE.read_bytes(), f"labs/day03-lab.ipynb is stale: run `{REFRESH}`"
+def test_the_committed_release_and_reference_are_what_the_source_generates(
+    tmp_path: Path,
+) -> None:
+    release(SOURCE, tmp_path / "student.ipynb", tmp_path / "reference.ipynb")
+    stale = f"stale: run `{REFRESH}`"
+    assert (tmp_path / "student.ipynb").read_bytes() == RELEASE.read_bytes(), stale
+    assert (tmp_path / "reference.ipynb").read_bytes() == released_path().read_bytes(), stale
 
 
 def test_the_release_does_not_depend_on_how_the_source_is_formatted(tmp_path: Path) -> None:
@@ -51,125 +62,143 @@ def test_the_release_does_not_depend_on_how_the_source_is_formatted(tmp_path: Pa
     assert (tmp_path / "a.ipynb").read_bytes() == (tmp_path / "b.ipynb").read_bytes()
 
 
-def test_the_release_keeps_only_the_expected_self_test_output() -> None:
-    nb = nbformat.read(RELEASE, as_version=4)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    for position, cell in enumerate(code, 1):
-        if cell.id == SELFTEST_CELL:
-            # nbval compares only cells that ran: the count a fresh Run All gives this cell.
-            assert cell.execution_count == position
-            assert cell.outputs == [
-                {"output_type": "display_data", "data": {"text/plain": EXPECTED}, "metadata": {}}
-            ]
-        else:
-            assert (cell.execution_count, cell.outputs) == (None, [])
-    assert nb.metadata == NOTEBOOK_METADATA
-    left = [cell.id for cell in code if "### " in cell.source]
-    assert not left, f"a solution marker, TODO or HINT was left in cells {left}"
-
-
-def test_the_release_strips_counts_timings_and_widget_state(tmp_path: Path) -> None:
-    v4 = nbformat.v4
-    source = v4.new_notebook(
-        metadata={
-            "widgets": {"application/vnd.jupyter.widget-state+json": {"state": {}}},
-            "language_info": {"name": "python", "version": "3.11.7"},
-        },
-        cells=[
-            v4.new_code_cell(
-                "x = 1",
-                id="a",
-                execution_count=3,
-                metadata={"execution": {"t": "now"}},
-                outputs=[
-                    v4.new_output(
-                        "display_data",
-                        data={"application/vnd.jupyter.widget-view+json": {"model_id": "f00"}},
-                    )
-                ],
-            ),
-            v4.new_code_cell(
-                "show()",
-                id=SELFTEST_CELL,
-                execution_count=4,
-                outputs=[
-                    v4.new_output(
-                        "display_data", data={"text/plain": EXPECTED}, metadata={"checks": [1]}
-                    )
-                ],
-            ),
-        ],
-    )
-    nbformat.write(source, tmp_path / "source.ipynb")
-    release(tmp_path / "source.ipynb", tmp_path / "student.ipynb")
-    student = nbformat.read(tmp_path / "student.ipynb", as_version=4)
+def test_the_reference_is_the_release_plus_the_expected_self_test_output() -> None:
+    student = nbformat.read(RELEASE, as_version=4)
+    reference = nbformat.read(released_path(), as_version=4)
+    code = [cell.id for cell in reference.cells if cell.cell_type == "code"]
+    for ours, theirs in zip(student.cells, reference.cells, strict=True):
+        if theirs.id != SELFTEST_CELL:
+            assert ours == theirs
+            continue
+        # nbval compares only cells that ran: the count a fresh Run All gives this cell.
+        assert theirs.execution_count == code.index(SELFTEST_CELL) + 1
+        assert theirs.outputs == [
+            {"output_type": "display_data", "data": {"text/plain": EXPECTED}, "metadata": {}}
+        ]
+        assert {**theirs, "outputs": [], "execution_count": None} == ours
     assert student.metadata == NOTEBOOK_METADATA
-    first, selftest = student.cells
-    assert (first.execution_count, first.outputs, first.metadata) == (None, [], {})
-    assert selftest.execution_count == 2
-    assert selftest.outputs[0].metadata == {}
+    left = [cell.id for cell in student.cells if "SOLUTION" in cell.source]
+    assert not left, f"a solution marker was left in cells {left}"
 
+
+def test_the_package_ships_its_reference() -> None:
+    text = (REPO / "pyproject.toml").read_text()
+    table = re.search(r"^\[tool\.setuptools\.package-data\]\ncourse_agent = \[(.*)\]$", text, re.M)
+    assert table, "pyproject.toml has no package-data for course_agent"
+    patterns = json.loads(f"[{table[1]}]")
+    shipped = released_path().relative_to(released_path().parents[2]).as_posix()
+    assert any(fnmatch.fnmatch(shipped, pattern) for pattern in patterns), shipped
+
+
+# -- nbgrader: the same notebook from `nbgrader generate_assignment` ------------------------------
+
+
+@pytest.fixture(scope="module")
+def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An nbgrader course made of the lab: generated, then two students autograded."""
+    course = tmp_path_factory.mktemp("course")
+    (course / "source" / "day03").mkdir(parents=True)
+    shutil.copy(SOURCE, course / "source" / "day03" / "day03-lab.ipynb")
+    shutil.copy(LABS / "nbgrader_config.py", course / "nbgrader_config.py")
+    # nbgrader runs the `alembic` script beside this interpreter to set up its database.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+
+    def nbgrader(*args: str) -> None:
+        command = [sys.executable, "-m", "nbgrader", *args]
+        done = subprocess.run(
+            command,
+            cwd=course,
+            env=kernel_env(PATH=path),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr[-3000:]
+
+    nbgrader("generate_assignment", "day03")
+    released = course / "release" / "day03" / "day03-lab.ipynb"
+    for student, exercises in [("alice", solved()), ("bob", {})]:
+        submission(course / "submitted" / student / "day03" / "day03-lab.ipynb", exercises)
+    nbgrader("autograde", "day03")
+    assert released.is_file()
+    return course
+
+
+def test_nbgrader_generate_assignment_writes_the_same_student_notebook(
+    nbgrader_course: Path,
+) -> None:
+    released = nbgrader_course / "release" / "day03" / "day03-lab.ipynb"
+    theirs = nbformat.read(released, as_version=4)
+    ours = nbformat.read(RELEASE, as_version=4)
+    assert [cell.id for cell in theirs.cells] == [cell.id for cell in ours.cells]
+    for mine, nbgraders in zip(ours.cells, theirs.cells, strict=True):
+        assert mine == nbgraders, mine.id  # source, locks, checksums: every field
+    assert theirs.metadata == ours.metadata
+
+
+def test_nbgrader_autograde_gives_a_point_per_check(nbgrader_course: Path) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{nbgrader_course / 'gradebook.db'}") as gradebook:
+        scores = {
+            student: gradebook.find_submission("day03", student).score
+            for student in ("alice", "bob")
+        }
+    assert scores == {"alice": 7.0, "bob": 2.0}  # solved, and the untouched starter
+
+
+def test_nbgrader_accepts_the_sources_metadata_and_grades_seven_points() -> None:
+    nb = nbformat.read(SOURCE, as_version=4)
+    MetadataValidator().validate_nb(nb)  # raises on a missing grade_id, points, duplicates...
+    graded = [cell.metadata.nbgrader for cell in nb.cells if "nbgrader" in cell.metadata]
+    points = [meta for meta in graded if meta["grade"]]
+    assert [meta["points"] for meta in points] == [1] * 7
+    solutions = [meta["grade_id"] for meta in graded if meta["solution"]]
+    assert solutions == ["exercise-1", "exercise-2", "exercise-3"]
+
+
+lines = st.lists(
+    st.sampled_from(["x = 1", "    y = 2", "", "# note", "\tz = 3", "    # TODO: do it"]),
+    max_size=4,
+)
+
+
+@given(st.lists(st.tuples(lines, lines), max_size=3), lines, st.sampled_from(["", "    ", "\t"]))
+def test_any_region_is_stubbed_exactly_as_nbgrader_stubs_it(
+    regions: list[tuple[list[str], list[str]]], tail: list[str], indent: str
+) -> None:
+    code: list[str] = []
+    for before, inside in regions:
+        code += [*before, f"{indent}### BEGIN SOLUTION", *inside, f"{indent}### END SOLUTION"]
+    code = "\n".join(code + tail)
+    clear = ClearSolutions(code_stub={"python": CODE_STUB})
+    cell = nbformat.v4.new_code_cell(code)
+    clear._replace_solution_region(cell, "python")
+    assert stub_solutions(code) == cell.source
+
+
+# -- the release's own rules ----------------------------------------------------------------------
 
 SOLUTION = """\
 def f():
+    # TODO: exercise 9: return the answer
     ### BEGIN SOLUTION
-    ### TODO: exercise 9: return the answer
-    ### HINT: it is 42
     return 42
     ### END SOLUTION
 """
 
 
-def test_a_region_becomes_its_hints_and_a_stub_indented_like_its_marker() -> None:
-    assert stub_solutions(SOLUTION) == (
-        'def f():\n    # it is 42\n    raise NotImplementedError("exercise 9: return the answer")\n'
-    )
-
-
-def test_code_outside_regions_is_kept_and_every_region_is_stubbed() -> None:
-    code = "x = 1\n" + SOLUTION + "\n\n" + SOLUTION.replace("def f", "def g") + "y = 2"
-    stubbed = stub_solutions(code)
-    assert stubbed.startswith("x = 1\n") and stubbed.endswith("y = 2")
-    assert stubbed.count("raise NotImplementedError") == 2
-    assert "return 42" not in stubbed
-
-
-def test_a_region_without_todo_still_says_what_to_do() -> None:
-    code = "def f():\n    ### BEGIN SOLUTION\n    return 1\n    ### END SOLUTION"
-    message = run_stub(stub_solutions(code))
-    assert "exercise text above" in message
-
-
-def test_a_long_message_is_wrapped_within_100_columns() -> None:
-    message = " ".join(["all work and no play makes a dull lab"] * 3)
-    region = f"    ### BEGIN SOLUTION\n    ### TODO: {message}\n    ### END SOLUTION"
-    stubbed = stub_solutions("def f():\n" + region)
-    assert len(stubbed.splitlines()) > 3
-    assert max(len(line) for line in stubbed.splitlines()) <= 100
-    assert run_stub(stubbed) == message
-
-
-words = st.text(
-    st.characters(blacklist_categories=("Cs", "Cc", "Zs", "Zl", "Zp")), min_size=1, max_size=30
-)
-
-
-@given(st.lists(words, min_size=1, max_size=40), st.sampled_from(["    ", "        "]))
-def test_any_todo_text_becomes_the_exact_message_of_a_stub_that_compiles(
-    todo: list[str], indent: str
-) -> None:
-    # Quotes, backslashes, non-ASCII, lines long enough to wrap: the message arrives intact.
-    message = " ".join(todo)
-    region = ["### BEGIN SOLUTION", f"### TODO: {message}", "### END SOLUTION"]
-    code = "def f():\n" + "\n".join(indent + line for line in region)
-    assert run_stub(stub_solutions(code)) == message
+def test_a_region_becomes_the_stub_indented_like_its_marker() -> None:
+    stubbed = stub_solutions(SOLUTION)
+    assert stubbed == f"def f():\n    # TODO: exercise 9: return the answer\n    {CODE_STUB}\n"
+    assert "TODO comment above" in run_stub(stubbed)
 
 
 @pytest.mark.parametrize(
     ("code", "problem"),
     [
-        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "line 2: ### BEGIN"),
-        ("x = 1\n### END SOLUTION", "line 2: ### END SOLUTION without"),
+        ("### BEGIN SOLUTION\n### BEGIN SOLUTION\n### END SOLUTION", "line 2: BEGIN"),
+        ("x = 1\n### END SOLUTION", "line 2: END SOLUTION without"),
         ("### BEGIN SOLUTION\nx = 1", "never closed"),
     ],
 )
@@ -178,14 +207,61 @@ def test_unbalanced_markers_are_refused_with_the_line(code: str, problem: str) -
         stub_solutions(code)
 
 
-def write_source(path: Path, selftest_output: str | None, code: str = "x = 1") -> Path:
+def lab_cell(source: str, cell_id: str, nbgrader: dict | None = None, **fields) -> dict:
+    meta = {"nbgrader": {"schema_version": 3, "grade_id": cell_id, **nbgrader}} if nbgrader else {}
+    return nbformat.v4.new_code_cell(source, id=cell_id, metadata=meta, **fields)
+
+
+READ_ONLY = {"grade": False, "solution": False, "locked": True}
+SOLUTION_CELL = {"grade": False, "solution": True, "locked": False}
+
+
+def write_source(path: Path, selftest_output: str | None, *cells: dict) -> Path:
     v4 = nbformat.v4
-    selftest = v4.new_code_cell("show()", id=SELFTEST_CELL, execution_count=2)
+    selftest = lab_cell("show()", SELFTEST_CELL, READ_ONLY, execution_count=2)
     if selftest_output is not None:
         selftest.outputs = [v4.new_output("display_data", data={"text/plain": selftest_output})]
-    nb = v4.new_notebook(cells=[v4.new_code_cell(code, id="work"), selftest])
-    nbformat.write(nb, path)
+    work = lab_cell(SOLUTION, "work", SOLUTION_CELL)
+    nbformat.write(v4.new_notebook(cells=[*(cells or [work]), selftest]), path)
     return path
+
+
+def test_a_solution_region_outside_a_solution_cell_is_refused(tmp_path: Path) -> None:
+    source = write_source(tmp_path / "s.ipynb", EXPECTED, lab_cell(SOLUTION, "work", READ_ONLY))
+    with pytest.raises(ValueError, match="cell work has a solution region but no nbgrader"):
+        release_notebooks(source)
+
+
+def test_a_solution_cell_without_a_region_is_stubbed_whole(tmp_path: Path) -> None:
+    source = write_source(tmp_path / "s.ipynb", EXPECTED, lab_cell("x = 1", "work", SOLUTION_CELL))
+    student, _ = release_notebooks(source)
+    assert student.cells[0].source == CODE_STUB
+
+
+def test_the_release_strips_counts_timings_and_widget_state(tmp_path: Path) -> None:
+    v4 = nbformat.v4
+    noisy = lab_cell(
+        "x = 1",
+        "a",
+        execution_count=3,
+        outputs=[
+            v4.new_output(
+                "display_data",
+                data={"application/vnd.jupyter.widget-view+json": {"model_id": "f00"}},
+            )
+        ],
+    )
+    noisy.metadata["execution"] = {"t": "now"}
+    source = write_source(tmp_path / "source.ipynb", EXPECTED, noisy)
+    nb = nbformat.read(source, as_version=4)
+    nb.metadata = {"widgets": {"state": {}}, "language_info": {"name": "python", "version": "3"}}
+    nbformat.write(nb, source)
+    student, reference = release_notebooks(source)
+    assert student.metadata == NOTEBOOK_METADATA
+    first, selftest = student.cells
+    assert (first.execution_count, first.outputs, first.metadata) == (None, [], {})
+    assert (selftest.execution_count, selftest.outputs) == (None, [])
+    assert reference.cells[1].execution_count == 2
 
 
 @pytest.mark.parametrize(
@@ -200,11 +276,15 @@ def test_a_source_that_does_not_show_seven_of_seven_is_refused(
     assert not (tmp_path / "student.ipynb").exists()
 
 
-def test_main_lab_releases_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_main_lab_releases_both_files_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     source = write_source(tmp_path / "source.ipynb", EXPECTED)
-    assert main_lab(["release", str(source), str(tmp_path / "out" / "student.ipynb")]) == 0
+    dest, reference = tmp_path / "out" / "student.ipynb", tmp_path / "ref" / "student.ipynb"
+    argv = ["release", str(source), str(dest), "--reference", str(reference)]
+    assert main_lab(argv) == 0
     assert "released" in capsys.readouterr().out
-    assert (tmp_path / "out" / "student.ipynb").is_file()
+    assert dest.is_file() and reference.is_file()
 
 
 @pytest.mark.parametrize(
@@ -212,7 +292,7 @@ def test_main_lab_releases_and_says_so(tmp_path: Path, capsys: pytest.CaptureFix
     [
         (None, 2, "is not a file"),
         ("{not json", 1, "course-agent lab:"),
-        ("unclosed", 1, "cell work: a ### BEGIN SOLUTION is never closed"),
+        ("unclosed", 1, "cell work: a BEGIN SOLUTION is never closed"),
     ],
 )
 def test_main_lab_explains_a_bad_source(
@@ -220,49 +300,40 @@ def test_main_lab_explains_a_bad_source(
 ) -> None:
     source = tmp_path / "source.ipynb"
     if content == "unclosed":
-        write_source(source, EXPECTED, code="### BEGIN SOLUTION\nx = 1")
+        write_source(source, EXPECTED, lab_cell("### BEGIN SOLUTION\nx = 1", "work", SOLUTION_CELL))
     elif content is not None:
         source.write_text(content)
-    assert main_lab(["release", str(source), str(tmp_path / "student.ipynb")]) == code
+    argv = ["release", str(source), str(tmp_path / "s.ipynb"), "--reference", str(tmp_path / "r")]
+    assert main_lab(argv) == code
     assert message in capsys.readouterr().err
 
 
 def test_execute_stores_fresh_outputs_that_a_release_then_keeps(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
-    # The kernel runs in tmp_path: make the package importable there even when not installed.
-    package_root = str(Path(course_agent.__file__).resolve().parent.parent)
-    paths = [package_root, os.environ.get("PYTHONPATH", "")]
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(paths))
-    v4 = nbformat.v4
-    source = tmp_path / "source.ipynb"
-    nbformat.write(
-        v4.new_notebook(
-            cells=[
-                v4.new_code_cell(
-                    "from course_agent import run_selftest\n"
-                    "from course_agent.grading import show_report",
-                    id="setup",
-                ),
-                v4.new_code_cell("show_report(run_selftest())", id=SELFTEST_CELL),
-            ]
-        ),
-        source,
-    )
+    monkeypatch.setenv("PYTHONPATH", kernel_env()["PYTHONPATH"])  # the kernel runs in tmp_path
+    source = tmp_path / "day03-lab.ipynb"
+    source.write_bytes(SOURCE.read_bytes())
     assert main_lab(["execute", str(source)]) == 0
+    assert capsys.readouterr().out.endswith(": 7/7 passed\n")
     executed = nbformat.read(source, as_version=4)
+    code = [cell for cell in executed.cells if cell.cell_type == "code"]
     assert executed.metadata == NOTEBOOK_METADATA
-    assert [cell.execution_count for cell in executed.cells] == [1, 2]
+    assert [cell.execution_count for cell in code] == list(range(1, len(code) + 1))
     assert all("execution" not in cell.metadata for cell in executed.cells)
-    release(source, tmp_path / "student.ipynb")
-    student = nbformat.read(tmp_path / "student.ipynb", as_version=4)
-    assert student.cells[1].outputs[0].data == {"text/plain": EXPECTED}
+    assert [cell.id for cell in executed.cells] == [
+        cell.id for cell in nbformat.read(SOURCE, 4).cells
+    ]
+    release(source, tmp_path / "student.ipynb", tmp_path / "reference.ipynb")
+    assert (tmp_path / "reference.ipynb").read_bytes() == released_path().read_bytes()
 
 
 def test_execute_leaves_a_source_whose_cell_hangs_as_it_was(
     tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
-    source = write_source(tmp_path / "source.ipynb", EXPECTED, code="while True:\n    pass")
+    source = write_source(
+        tmp_path / "source.ipynb", EXPECTED, lab_cell("while True:\n    pass", "work")
+    )
     before = source.read_bytes()
     assert main_lab(["execute", str(source), "--timeout", "2"]) == 1
     assert "timeout: cell 1 ran over 2 s" in capsys.readouterr().err

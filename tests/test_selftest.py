@@ -145,7 +145,7 @@ def test_the_lab_starter_passes_exactly_the_two_package_checks() -> None:
     report = grade(lab_namespace(**{f"exercise_{n}": starter[f"exercise-{n}"] for n in (1, 2, 3)}))
     assert [c.number for c in report.checks if c.ok] == [1, 2]
     assert report.summary() == "2/7 passed"
-    assert report.checks[2].line.startswith("fragment merging: exercise 1: create the state")
+    assert report.checks[2].line.startswith("fragment merging: write this part: the TODO comment")
 
 
 def test_stubs_that_raise_not_implemented_score_two() -> None:

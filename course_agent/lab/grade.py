@@ -1,20 +1,20 @@
-"""Grade submitted lab notebooks: run each in its own kernel, read its self-test back as data.
+"""Grade submitted lab notebooks: restore, run in a fresh kernel, then score them ourselves.
 
-The self-test cell shows only `k/7 passed` (what nbval compares); the checks ride along in that
-output's metadata, which nbval ignores and JupyterLab saves. A hung cell, a killed kernel or a file
-that is not a notebook becomes a row saying so. Deliberately not handled: sandboxing students'
-code (a kernel is a separate process, not a jail) and limits other than the per-cell timeout.
+Each submission gets the release's locked cells back (`restore`), runs in its own kernel without
+keys, and is then scored by one more cell the grader appends: it imports the package's scoring
+afresh and prints the report after a nonce drawn for that run, and only that line is read.
+Nothing the notebook stored or displayed counts. A hung cell, a dead kernel or a file that is not
+a notebook becomes a row saying so. Deliberately not handled: sandboxing (see kernel.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import functools
+import json
 import os
-import subprocess
+import secrets
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,127 +22,76 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .selftest import SelftestReport
-
-# nbformat, nbclient, jupyter_client and ipykernel are the test extra's: they are imported where
-# they are used, because the lab's own kernel imports this module for show_report alone.
+from .kernel import run_notebook
+from .restore import released_path, restore
 
 __all__ = [
-    "REPORT_KEY",
     "GradeRow",
     "find_notebooks",
     "grade",
     "grade_one",
     "main_grade",
     "print_table",
-    "read_report",
-    "run_notebook",
-    "show_report",
+    "run_scored",
     "write_csv",
 ]
 
-REPORT_KEY = "course_agent/selftest"  # output metadata: {"checks": [{"number", "ok", "line"}]}
+# Appended after the notebook's last cell; only names it imports itself, so none the notebook bound.
+SCORE_CELL = """\
+# course-agent grade: the package scores the three names this notebook defines (not the lab's).
+from course_agent.lab.score import print_score
+
+print_score({nonce!r})"""
 
 
-def show_report(report: SelftestReport) -> None:
-    """Display `k/7 passed` in a notebook, with every check attached as output metadata."""
-    from IPython.display import display
-
-    checks = [{"number": c.number, "ok": c.ok, "line": c.line} for c in report.checks]
-    display({"text/plain": report.summary()}, raw=True, metadata={REPORT_KEY: {"checks": checks}})
-
-
-def _is_check(item: object) -> bool:
-    return (
-        isinstance(item, dict)
-        and isinstance(item.get("number"), int)
-        and isinstance(item.get("ok"), bool)
-        and isinstance(item.get("line"), str)
-    )
+def _report(cell: Any, nonce: str) -> dict[str, Any] | None:
+    """The report the score cell printed after `nonce`, or None; nothing else is believed."""
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "stream" and output.get("name") == "stdout":
+            for line in output.get("text", "").splitlines():
+                if line.startswith(f"{nonce} "):
+                    return json.loads(line[len(nonce) + 1 :])
+    return None
 
 
-def read_report(nb: Any) -> list[dict[str, Any]] | None:
-    """The checks carried by the last self-test output of an executed notebook, or None.
-
-    A report of any other shape (hand-edited, say) counts as no report at all.
-    """
-    found = None
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            report = output.get("metadata", {}).get(REPORT_KEY)
-            checks = report.get("checks") if isinstance(report, dict) else None
-            if isinstance(checks, list) and all(map(_is_check, checks)):
-                found = checks
-    return found
-
-
-@functools.cache
-def _current_env_kernels() -> type:
-    """A kernel manager whose kernels run this interpreter, like nbval's --nbval-current-env.
-
-    Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
-    """
-    import ipykernel.kernelspec
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-    from traitlets import default
-
-    class CurrentEnvSpecs(KernelSpecManager):
-        def get_kernel_spec(self, kernel_name: str) -> Any:
-            return self.kernel_spec_class(
-                resource_dir=ipykernel.kernelspec.RESOURCES,
-                **ipykernel.kernelspec.get_kernel_dict(),
-            )
-
-    class CurrentEnvKernelManager(AsyncKernelManager):
-        @default("kernel_spec_manager")
-        def _default_kernel_spec_manager(self) -> KernelSpecManager:
-            return CurrentEnvSpecs()
-
-    return CurrentEnvKernelManager
-
-
-def run_notebook(nb: Any, cwd: Path, timeout: float) -> str:
-    """Execute `nb` in place in a fresh kernel started in `cwd`; "" or what stopped the run.
-
-    An exception inside a cell does not stop it (its output is stored, like in JupyterLab); a cell
-    running over `timeout` seconds, or a kernel that dies, does.
-    """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-    started: list[int] = []  # cell indexes in the order they started: the last one is running
-    client = NotebookClient(
-        nb,
-        kernel_manager_class=_current_env_kernels(),
-        kernel_name="current-env",
-        timeout=timeout,
-        allow_errors=True,
-        record_timing=False,
-        resources={"metadata": {"path": str(cwd)}},
-        on_cell_start=lambda cell, cell_index: started.append(cell_index),
-    )
-    # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
-    # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
-    with tempfile.TemporaryDirectory(prefix="course-agent-run-", ignore_cleanup_errors=True) as tmp:
-        env = {**os.environ, "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp}
-        try:
-            client.execute(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        except CellTimeoutError:
-            return f"timeout: {_cell(started)} ran over {timeout:g} s"
-        except DeadKernelError:
-            return f"kernel died in {_cell(started)}"
+def _error(cell: Any) -> str:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            return f": {output.get('ename')}: {output.get('evalue')}"[:160]
     return ""
 
 
-def _cell(started: list[int]) -> str:
-    """The running cell, counted from 1 as people count cells in a notebook."""
-    return f"cell {started[-1] + 1}" if started else "a cell"
+def run_scored(nb: Any, timeout: float, cwd: Path | None = None) -> tuple[str, dict | None]:
+    """Run `nb` in place, then score it; (what stopped the run or "", the report or None).
+
+    The report is {"checks": [{"number", "ok", "line", ...}], "refused": [reason, ...]}.
+    """
+    import nbformat
+
+    nonce = secrets.token_hex(16)
+    nb.cells.append(
+        nbformat.v4.new_code_cell(SCORE_CELL.format(nonce=nonce), id=f"grader-{nonce[:8]}")
+    )
+    last = len(nb.cells) - 1
+
+    def describe(index: int) -> str:
+        return "the grader's self-test" if index == last else f"cell {index + 1}"
+
+    try:
+        problem = run_notebook(nb, timeout, cwd, describe)
+    finally:
+        scorer = nb.cells.pop()
+    if problem:
+        return problem, None
+    report = _report(scorer, nonce)
+    if report is None:
+        return f"the grader's self-test gave no report{_error(scorer)}", None
+    return "", report
 
 
 @dataclass(frozen=True)
 class GradeRow:
-    """One submission's result. `passed` is None when its self-test never reported."""
+    """One submission's result. `passed` is None when it could not be scored."""
 
     submission: str
     passed: int | None
@@ -150,31 +99,24 @@ class GradeRow:
     failed: tuple[int, ...]  # numbers of the checks that failed
     details: tuple[str, ...]  # their lines, "fragment merging: NotImplementedError: ..."
     seconds: float
-    note: str = ""  # what went wrong with the run itself; "" when the self-test reported
+    note: str = ""  # why it has no score, or why an exercise was refused; "" when all is fine
 
     @property
     def score(self) -> str:
         return "-" if self.passed is None else f"{self.passed}/{self.total}"
 
 
-def _first_error(nb: Any) -> str:
-    for cell in nb.cells:
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "error":
-                return f"{output.get('ename')}: {output.get('evalue')}"[:120]
-    return "the self-test cell shows no report"
-
-
-def grade_one(path: Path, timeout: float) -> GradeRow:
-    """Run one submission and read its self-test; never raises."""
+def grade_one(path: Path, timeout: float, reference: Any) -> GradeRow:
+    """Restore, run and score one submission; never raises."""
     import nbformat
 
     started = time.perf_counter()
 
-    def row(note: str, checks: list[dict[str, Any]] | None = None) -> GradeRow:
+    def row(note: str, report: dict[str, Any] | None = None) -> GradeRow:
         seconds = time.perf_counter() - started
-        if checks is None:
+        if report is None:
             return GradeRow(str(path), None, None, (), (), seconds, note)
+        checks = report["checks"]
         failed = [check for check in checks if not check["ok"]]
         return GradeRow(
             str(path),
@@ -183,7 +125,7 @@ def grade_one(path: Path, timeout: float) -> GradeRow:
             tuple(check["number"] for check in failed),
             tuple(check["line"] for check in failed),
             seconds,
-            note,
+            "; ".join(report.get("refused", [])),
         )
 
     try:
@@ -194,20 +136,20 @@ def grade_one(path: Path, timeout: float) -> GradeRow:
         first_line = (str(cause).splitlines() or [""])[0][:100]
         return row(f"not a notebook: {type(cause).__name__}: {first_line}")
     try:
-        problem = run_notebook(nb, path.parent, timeout)
+        problem, report = run_scored(restore(nb, reference), timeout)
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
         return row(f"could not run: {type(exc).__name__}: {exc}"[:160])
-    checks = read_report(nb)
-    if problem or checks is None:
-        return row(problem or f"no self-test report: {_first_error(nb)}", checks)
-    return row("", checks)
+    return row(problem, report)
 
 
 def grade(paths: Sequence[Path], timeout: float, jobs: int) -> list[GradeRow]:
     """Grade every notebook, `jobs` at a time (each in its own kernel process), in input order."""
+    import nbformat
+
+    reference = nbformat.read(released_path(), as_version=4)
     # Threads suffice: each one mostly waits on its kernel, which is a process of its own.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda path: grade_one(path, timeout), paths))
+        return list(pool.map(lambda path: grade_one(path, timeout, reference), paths))
 
 
 def _columns(row: GradeRow) -> list[str]:
@@ -261,8 +203,9 @@ def find_notebooks(paths: Iterable[Path]) -> list[Path]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-agent grade",
-        description="Run each submitted day-three lab notebook in its own kernel and print its "
-        "self-test score, the checks that failed and the time it took.",
+        description="Run each submitted day-three lab notebook in its own kernel, its locked "
+        "cells restored from the release, and print its self-test score, the checks that failed "
+        "and the time it took. Nothing the notebook stored counts.",
     )
     parser.add_argument(
         "submissions",

@@ -1,0 +1,9 @@
+"""The instructors' side of the day-three lab: release it, hand it in, grade it.
+
+`release` makes the student notebook from the solution, `restore` puts the release's locked cells
+back into a student's file, `score` grades the three names a notebook defines, `kernel` runs a
+notebook in a kernel without keys, `grade` is `course-agent grade`, `handin` is nbval's plugin.
+Nothing here imports IPython: the notebook's display of the self-test is in course_agent.notebook.
+"""
+
+__all__: list[str] = []

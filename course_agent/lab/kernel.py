@@ -1,0 +1,120 @@
+"""Run a lab notebook in a fresh kernel of this interpreter, with an environment that holds no keys.
+
+Every kernel the package starts for a lab (grading, `lab execute`, the nbval hand-in) gets its
+environment from `kernel_environment`, the one place that decides what a key looks like.
+Deliberately not handled: sandboxing (a kernel is a process, not a jail: it can read any file its
+user can) and limits other than the per-cell timeout.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+# nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
+# imported where they are used, so that the CLI starts without them.
+
+__all__ = ["is_key_name", "kernel_environment", "run_notebook"]
+
+# OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
+KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+SHORTEST_KEY = 8  # a removed value this long is also looked for inside the values that stay
+
+
+def is_key_name(name: str) -> bool:
+    """Whether a variable of this name holds a secret, judged by its name alone."""
+    return KEY_NAME.search(name) is not None
+
+
+def kernel_environment(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`environ` (default: this process's) without keys, for a kernel that runs someone's code.
+
+    A variable is dropped when its name looks like a key's, and also when its value contains a
+    dropped key (`OPENAI_BASE_URL=https://proxy/?key=sk-...`, a proxy URL with a password).
+    """
+    environ = dict(os.environ if environ is None else environ)
+    secrets = [value for name, value in environ.items() if is_key_name(name)]
+    secrets = [value for value in secrets if len(value) >= SHORTEST_KEY]
+    return {
+        name: value
+        for name, value in environ.items()
+        if not is_key_name(name) and not any(secret in value for secret in secrets)
+    }
+
+
+@functools.cache
+def _current_env_kernels() -> type:
+    """A kernel manager whose kernels run this interpreter, like nbval's --nbval-current-env.
+
+    Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
+    """
+    import ipykernel.kernelspec
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class CurrentEnvSpecs(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name: str) -> Any:
+            return self.kernel_spec_class(
+                resource_dir=ipykernel.kernelspec.RESOURCES,
+                **ipykernel.kernelspec.get_kernel_dict(),
+            )
+
+    class CurrentEnvKernelManager(AsyncKernelManager):
+        @default("kernel_spec_manager")
+        def _default_kernel_spec_manager(self) -> KernelSpecManager:
+            return CurrentEnvSpecs()
+
+    return CurrentEnvKernelManager
+
+
+def _cell(index: int) -> str:
+    """A cell counted from 1, as people count cells in a notebook."""
+    return f"cell {index + 1}"
+
+
+def run_notebook(
+    nb: Any,
+    timeout: float,
+    cwd: Path | None = None,
+    describe: Callable[[int], str] = _cell,
+) -> str:
+    """Execute `nb` in place in a fresh kernel; "" or what stopped the run.
+
+    The kernel starts in `cwd`, or in a new empty folder (then nothing beside the notebook, a
+    `.env` say, is at hand). An exception inside a cell does not stop the run (its output is
+    stored, as in JupyterLab); a cell running over `timeout` seconds, or a dying kernel, does,
+    and `describe(index)` names that cell in the message.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    started: list[int] = []  # cell indexes in the order they started: the last one is running
+    # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
+    # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
+    with tempfile.TemporaryDirectory(prefix="course-agent-run-", ignore_cleanup_errors=True) as tmp:
+        client = NotebookClient(
+            nb,
+            kernel_manager_class=_current_env_kernels(),
+            kernel_name="current-env",
+            timeout=timeout,
+            allow_errors=True,
+            record_timing=False,
+            resources={"metadata": {"path": str(cwd or tmp)}},
+            on_cell_start=lambda cell, cell_index: started.append(cell_index),
+        )
+        env = {**kernel_environment(), "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp}
+        try:
+            client.execute(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except CellTimeoutError:
+            where = describe(started[-1]) if started else "a cell"
+            return f"timeout: {where} ran over {timeout:g} s"
+        except DeadKernelError:
+            return f"kernel died in {describe(started[-1]) if started else 'a cell'}"
+    return ""

@@ -1,0 +1,11 @@
+"""nbgrader's configuration for the lab: the stub that `course-agent lab release` writes too.
+
+Copy labs/source/day03-lab.ipynb to your course's source/day03/ and this file to the course's root
+(or add its line to your nbgrader_config.py); `nbgrader generate_assignment day03` then writes the
+same student notebook as `course-agent lab release`.
+"""
+
+from course_agent.lab.release import CODE_STUB
+
+c = get_config()  # noqa: F821 - nbgrader defines get_config when it loads this file
+c.ClearSolutions.code_stub = {"python": CODE_STUB}

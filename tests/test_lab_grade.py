@@ -1,0 +1,291 @@
+"""`course-agent grade` on a made-up class: honest students, broken ones and cheats, one run.
+
+The whole class is graded once, through the command, two kernels at a time; the tests read its
+CSV. A cheat may fail loudly or quietly, but none may reach 7/7, and its row must say why.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from lab_class import RELEASE, kernel_env, solution, solved, submission
+
+from course_agent.lab.grade import GradeRow, find_notebooks, main_grade, print_table, write_csv
+
+TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
+KEY = "sk-grader-probe-0123456789"
+
+ENDLESS_DRAIN = """
+
+def endless_drain(self):
+    while True:  # a student's loop that never ends
+        pass
+
+
+ToolCallAccumulator.drain = endless_drain"""
+
+FAKE_REPORT = """\
+from IPython.display import display
+
+checks = [{"number": n, "ok": True, "line": "fine"} for n in range(1, 8)]
+display(
+    {"text/plain": "7/7 passed"}, raw=True, metadata={"course_agent/selftest": {"checks": checks}}
+)"""
+
+REBIND = """
+
+from course_agent import run_selftest as _real
+
+
+def run_selftest(**kwargs):  # whatever the self-test cell hands over, grade the package's code
+    return _real()"""
+
+IMPORTS = {
+    1: "from course_agent import ToolCallAccumulator",
+    2: "from course_agent import execute_call",
+    3: "from course_agent import truncate_result",
+}
+SUBCLASS_AND_WRAPPER = {
+    1: "import course_agent\n\n\nclass ToolCallAccumulator(course_agent.ToolCallAccumulator):\n"
+    "    pass",
+    2: "from course_agent import registry as _registry\n\n\n"
+    "def execute_call(tools, call, ctx):\n    return _registry.execute_call(tools, call, ctx)",
+    3: solution(3),
+}
+
+
+def probe(path: Path) -> str:
+    """A cell that writes what the kernel sees of its environment and folder to `path`."""
+    return (
+        "import json, os\n"
+        f"with open({str(path)!r}, 'w') as file:\n"
+        "    json.dump({'names': sorted(os.environ), 'values': list(os.environ.values()),\n"
+        "               'cwd': os.getcwd(), 'files': os.listdir('.')}, file)"
+    )
+
+
+def without(cell_id: str):
+    def edit(nb) -> None:
+        nb.cells = [cell for cell in nb.cells if cell.get("id") != cell_id]
+
+    return edit
+
+
+def fake_selftest(nb) -> None:
+    cell = next(cell for cell in nb.cells if cell.get("id") == "selftest")
+    cell.source, cell.metadata = FAKE_REPORT, {}
+
+
+def cell_number(cell_id: str) -> int:
+    """Where a cell is in the lab, counted from 1 as the grader reports it."""
+    ids = [cell.get("id") for cell in nbformat.read(RELEASE, as_version=4).cells]
+    return ids.index(cell_id) + 1
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Grade the class once, with `course-agent grade --jobs 2`, keys in the grader's shell."""
+    folder = tmp_path_factory.mktemp("class")
+    seen = tmp_path_factory.mktemp("probe") / "seen.json"
+    answers = solved()
+    students = {
+        "01-solved": {"exercises": answers},
+        "02-starter": {},
+        "03-truncation-only": {"exercises": {3: answers[3]}},
+        "04-endless-loop": {"exercises": {**answers, 1: answers[1] + ENDLESS_DRAIN}},
+        "05-kernel-killed": {"exercises": {**answers, 2: "import os\n\nos._exit(1)"}},
+        "06-deleted-definition": {"exercises": {**answers, 2: "# oops"}},
+        "08-fake-report": {"extra": [FAKE_REPORT]},
+        "09-rebound-selftest": {"exercises": {1: answers[1] + REBIND}},
+        "10-edited-selftest": {"edit": fake_selftest},
+        "11-package-imports": {"exercises": IMPORTS},
+        "12-subclass-and-wrapper": {"exercises": SUBCLASS_AND_WRAPPER},
+        "13-deleted-setup": {"exercises": answers, "edit": without("setup")},
+        "14-env-probe": {"exercises": answers, "extra": [probe(seen)]},
+        "15-silenced": {
+            "exercises": answers,
+            "extra": ["import io, sys\n\nsys.stdout = io.StringIO()"],
+        },
+    }
+    for name, edits in students.items():
+        submission(folder / f"{name}.ipynb", **edits)
+    text = RELEASE.read_text()
+    (folder / "07-broken-json.ipynb").write_text(text[: len(text) // 2], encoding="utf-8")
+    # A key file beside the submissions: the kernels must not start where they can read it.
+    (folder / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+
+    out = folder.parent / "grades.csv"
+    env = kernel_env(
+        OPENAI_API_KEY=KEY, ANTHROPIC_API_KEY=KEY, GITHUB_TOKEN=KEY, aws_secret=KEY, MY_KEY=KEY
+    )
+    env["TMPDIR"] = str(tmp := tmp_path_factory.mktemp("tmp"))
+    command = [sys.executable, "-m", "course_agent", "grade", str(folder)]
+    command += ["--timeout", str(TIMEOUT), "--jobs", "2", "--csv", str(out)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with out.open(newline="", encoding="utf-8") as file:
+        rows = {Path(row["submission"]).stem: row for row in csv.DictReader(file)}
+    return {
+        "table": done.stdout,
+        "rows": rows,
+        "left": list(tmp.iterdir()),
+        "seen": json.loads(seen.read_text()) if seen.exists() else None,
+        "folder": folder,
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "passed", "failed"),
+    [
+        ("01-solved", "7", ""),
+        ("02-starter", "2", "3 4 5 6 7"),
+        ("03-truncation-only", "3", "3 4 6 7"),
+        ("13-deleted-setup", "7", ""),  # the locked setup cell was put back before the run
+    ],
+)
+def test_a_submission_that_runs_gets_its_score_and_failed_checks(
+    graded: dict[str, Any], name: str, passed: str, failed: str
+) -> None:
+    row = graded["rows"][name]
+    assert (row["passed"], row["total"], row["failed"], row["note"]) == (passed, "7", failed, "")
+
+
+def test_the_details_say_why_each_check_failed(graded: dict[str, Any]) -> None:
+    details = graded["rows"]["03-truncation-only"]["details"].split(" | ")
+    assert len(details) == 4
+    assert details[0].startswith("fragment merging: ")
+
+
+@pytest.mark.parametrize(
+    ("name", "note"),
+    [
+        ("08-fake-report", ""),
+        ("09-rebound-selftest", ""),  # exercise 1 solved, 2 and 3 not: 3/7
+        ("10-edited-selftest", ""),
+        ("06-deleted-definition", "exercise 2: the notebook defines no execute_call"),
+        (
+            "11-package-imports",
+            "exercise 1 imports ToolCallAccumulator from course_agent; "
+            "exercise 2 imports execute_call from course_agent; "
+            "exercise 3 imports truncate_result from course_agent",
+        ),
+        (
+            "12-subclass-and-wrapper",
+            "exercise 1 subclasses ToolCallAccumulator from course_agent; "
+            "exercise 2 calls execute_call from course_agent",
+        ),
+    ],
+)
+def test_no_cheat_reaches_seven_and_its_row_says_why(
+    graded: dict[str, Any], name: str, note: str
+) -> None:
+    row = graded["rows"][name]
+    assert row["total"] == "7" and int(row["passed"]) < 7, row
+    assert row["note"] == note
+    if not note:  # a forged report or a rebound name: graded on the real code
+        real = ("3", "4 5 6 7") if name == "09-rebound-selftest" else ("2", "3 4 5 6 7")
+        assert (row["passed"], row["failed"]) == real
+
+
+@pytest.mark.parametrize(
+    ("name", "note"),
+    [
+        ("04-endless-loop", f"timeout: cell {cell_number('check-1')} ran over {TIMEOUT} s"),
+        ("05-kernel-killed", f"kernel died in cell {cell_number('exercise-2')}"),
+        ("07-broken-json", "not a notebook: JSONDecodeError: "),
+        ("15-silenced", "the grader's self-test gave no report"),
+    ],
+)
+def test_a_submission_that_cannot_finish_gets_a_row_saying_why(
+    graded: dict[str, Any], name: str, note: str
+) -> None:
+    row = graded["rows"][name]
+    assert (row["passed"], row["total"], row["failed"]) == ("", "", "")
+    assert row["note"].startswith(note)
+
+
+def test_the_kernels_get_no_key_and_start_away_from_the_submissions(
+    graded: dict[str, Any],
+) -> None:
+    seen = graded["seen"]
+    assert seen is not None, graded["rows"]["14-env-probe"]
+    assert graded["rows"]["14-env-probe"]["passed"] == "7"
+    keys = [n for n in seen["names"] if n.upper().endswith(("_KEY", "_TOKEN", "_SECRET"))]
+    assert keys == []
+    assert not any(KEY in value for value in seen["values"])
+    assert Path(seen["cwd"]).resolve() != graded["folder"].resolve()
+    assert ".env" not in seen["files"]
+
+
+def test_the_run_goes_on_to_the_end_and_prints_the_table(graded: dict[str, Any]) -> None:
+    lines = graded["table"].splitlines()
+    assert lines[0].split() == ["submission", "score", "failed", "seconds", "note"]
+    assert len(lines) == 1 + 15 + 2  # header, the class, then the total and where the CSV went
+    assert "15 submissions graded in" in lines[-2]
+    starter = next(line for line in lines if "02-starter" in line)
+    assert starter.split()[1:4] == ["2/7", "3", "4"]
+
+
+def test_no_submission_leaves_temporary_files_behind(graded: dict[str, Any]) -> None:
+    # Not even the ones whose kernel was killed before it could clean up its sandbox.
+    assert graded["left"] == []
+
+
+ROWS = [
+    GradeRow("alice.ipynb", 7, 7, (), (), 4.25),
+    GradeRow("bob.ipynb", 2, 7, (3, 4), ("fragment merging: x", "feedback: y"), 3.5),
+    GradeRow("carol.ipynb", None, None, (), (), 15.0, "timeout: cell 11 ran over 15 s"),
+]
+
+
+def test_the_table_aligns_its_columns() -> None:
+    out = io.StringIO()
+    print_table(ROWS, out)
+    assert out.getvalue().splitlines() == [
+        "submission   score  failed  seconds  note",
+        "alice.ipynb  7/7    -           4.2",
+        "bob.ipynb    2/7    3 4         3.5",
+        "carol.ipynb  -      ?          15.0  timeout: cell 11 ran over 15 s",
+    ]
+
+
+def test_the_csv_has_one_row_per_submission(tmp_path: Path) -> None:
+    write_csv(ROWS, tmp_path / "grades.csv")
+    with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as file:
+        rows = list(csv.reader(file))
+    assert rows[0] == ["submission", "passed", "total", "failed", "seconds", "note", "details"]
+    assert rows[2] == ["bob.ipynb", "2", "7", "3 4", "3.5", "", "fragment merging: x | feedback: y"]
+    assert rows[3][1:4] == ["", "", ""]
+
+
+def test_a_folder_stands_for_its_notebooks_without_checkpoints(tmp_path: Path) -> None:
+    for name in ["b/2.ipynb", "a.ipynb", "b/.ipynb_checkpoints/2-checkpoint.ipynb", "notes.txt"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}")
+    assert find_notebooks([tmp_path]) == [tmp_path / "a.ipynb", tmp_path / "b" / "2.ipynb"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["missing.ipynb"], "missing.ipynb does not exist"),
+        (["{folder}"], "no *.ipynb found"),
+        (["{folder}", "--jobs", "0"], "--jobs at least 1"),
+        (["{folder}", "--timeout", "0"], "--timeout must be above 0"),
+    ],
+)
+def test_bad_usage_is_refused_before_any_kernel_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture, argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main_grade([arg.format(folder=tmp_path) for arg in argv])
+    assert exited.value.code == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,265 @@
+"""The hand-in: nbval compares a fresh run with the release's expectation, whatever the file stores.
+
+Each made-up student is handed in with the README's command, in a copy of labs/ (its conftest.py
+and sanitize file), two at a time; every assert below reads the one fixture run.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+from lab_class import HANDIN, LABS, SOURCE, hand_in, kernel_env, saved_output, solved, submission
+from nbval.plugin import get_sanitize_patterns
+
+REPO = LABS.parent
+KEY = "sk-handin-probe-0123456789"
+
+FAKE_DISPLAY = """
+
+from IPython.display import display
+
+
+def show_report(report):  # the self-test cell's old display
+    display({"text/plain": "7/7 passed"}, raw=True)
+
+
+def show_selftest(*args, **kwargs):  # and the new one
+    display({"text/plain": "7/7 passed"}, raw=True)
+
+
+from course_agent import run_selftest as _real
+
+
+def run_selftest(**kwargs):
+    return _real()
+"""
+
+PROBE_ENV = """\
+import os
+
+leaked = sorted(n for n in os.environ if n.upper().endswith(("_API_KEY", "_TOKEN", "_SECRET")))
+assert not leaked, f"the kernel sees {leaked}"
+assert "sk-handin-probe" not in repr(dict(os.environ)), "a key's value reached the kernel"
+"""
+
+
+def delete_cell(cell_id: str):
+    def edit(nb) -> None:
+        nb.cells = [cell for cell in nb.cells if cell.get("id") != cell_id]
+
+    return edit
+
+
+def replace_cell(cell_id: str, source: str):
+    def edit(nb) -> None:
+        cell = next(cell for cell in nb.cells if cell.get("id") == cell_id)
+        cell.source = source
+        cell.metadata = {}  # a student who unlocked it first
+
+    return edit
+
+
+FAKE_SELFTEST = (
+    'from IPython.display import display\n\ndisplay({"text/plain": "7/7 passed"}, raw=True)'
+)
+IMPORTS = {
+    1: "from course_agent import ToolCallAccumulator",
+    2: "from course_agent import execute_call",
+    3: "from course_agent import truncate_result",
+}
+STUDENTS = {
+    "starter": {},
+    "saved-3-of-7": {"exercises": {3: "<3>"}, "edit": saved_output("3/7 passed")},
+    "edited-selftest": {"edit": replace_cell("selftest", FAKE_SELFTEST)},
+    "deleted-selftest": {"edit": delete_cell("selftest")},
+    "rebound-display": {"exercises": {1: "<1>" + FAKE_DISPLAY}},
+    "package-imports": {"exercises": IMPORTS},
+    "solved": {"exercises": "solved"},
+    # Stores a 2/7 it saved earlier, and checks that its kernel sees no key.
+    "solved-saved-2-of-7": {
+        "exercises": "solved",
+        "extra": [PROBE_ENV],
+        "edit": saved_output("2/7 passed"),
+    },
+}
+
+
+def build(path: Path, exercises=None, extra=(), edit=None) -> Path:
+    answers = solved()
+    if exercises == "solved":
+        exercises = answers
+    else:
+        exercises = {
+            number: re.sub(r"<(\d)>", lambda m: answers[int(m[1])], source)
+            for number, source in (exercises or {}).items()
+        }
+    return submission(path, exercises, extra, edit)
+
+
+@pytest.fixture(scope="module")
+def handed_in(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess]:
+    root = tmp_path_factory.mktemp("handin")
+    # Keys as a grader's or a CI runner's shell might hold them: none may reach the kernel.
+    env = {"OPENAI_API_KEY": KEY, "GITHUB_TOKEN": KEY, "my_client_secret": KEY}
+
+    def run(name: str) -> subprocess.CompletedProcess:
+        if name == "source":  # beside the conftest, but not a release: its own outputs count
+            return hand_in(SOURCE, root / name, env, at="labs/source/day03-lab.ipynb")
+        notebook = build(root / "notebooks" / f"{name}.ipynb", **STUDENTS[name])
+        return hand_in(notebook, root / name, env)
+
+    names = [*STUDENTS, "source"]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(names, pool.map(run, names), strict=True))
+
+
+def shown(run: subprocess.CompletedProcess) -> str:
+    return run.stdout[-4000:] + run.stderr[-2000:]
+
+
+@pytest.mark.parametrize(
+    ("name", "score"),
+    [
+        ("starter", "2/7"),
+        ("saved-3-of-7", "3/7"),
+        ("edited-selftest", "2/7"),
+        ("deleted-selftest", "2/7"),
+        ("rebound-display", "3/7"),  # exercise 1 is solved, the rest is not
+    ],
+)
+def test_a_lab_below_seven_fails_whatever_its_file_stores(
+    handed_in: dict, name: str, score: str
+) -> None:
+    run = handed_in[name]
+    assert run.returncode == 1, shown(run)
+    # The self-test cell ran (restored, if it was edited or deleted) and was compared with 7/7.
+    assert re.search(f"'7/7 passed' == [\"']{score} passed", run.stdout), shown(run)
+
+
+def test_implementations_imported_from_the_package_fail_and_say_so(handed_in: dict) -> None:
+    run = handed_in["package-imports"]
+    assert run.returncode == 1, shown(run)
+    for number, name in [(1, "ToolCallAccumulator"), (2, "execute_call"), (3, "truncate_result")]:
+        assert f"exercise {number} imports {name} from course_agent" in run.stdout, shown(run)
+
+
+@pytest.mark.parametrize("name", ["solved", "solved-saved-2-of-7"])
+def test_a_solved_lab_passes_whatever_its_file_stores(handed_in: dict, name: str) -> None:
+    run = handed_in[name]
+    assert run.returncode == 0, shown(run)
+    assert re.search(r"\b\d+ passed\b", run.stdout) and "failed" not in run.stdout, shown(run)
+
+
+def test_the_solution_source_matches_its_own_stored_outputs(handed_in: dict) -> None:
+    # Run from the same root as a hand-in: labs/conftest.py leaves notebooks in labs/source/ alone.
+    refresh = (
+        "if the package changed on purpose, refresh the source's outputs with `course-agent lab "
+        "execute labs/source/day03-lab.ipynb` and review the diff"
+    )
+    run = handed_in["source"]
+    assert run.returncode == 0, f"{refresh}\n{shown(run)}"
+    assert re.search(r"labs/source/day03-lab\S*::Cell 0 PASSED", run.stdout), shown(run)
+
+
+def test_both_readmes_give_the_hand_in_command_on_one_line() -> None:
+    for readme in (REPO / "README.md", LABS / "README.md"):
+        lines = readme.read_text(encoding="utf-8").splitlines()
+        assert any(line.strip().strip("`") == HANDIN for line in lines), readme
+
+
+def test_the_student_file_stores_no_output_to_compare_with() -> None:
+    for cell in nbformat.read(LABS / "day03-lab.ipynb", as_version=4).cells:
+        if cell.cell_type == "code":
+            assert (cell.execution_count, cell.outputs) == (None, []), cell.get("id")
+
+
+@pytest.mark.parametrize(
+    ("text", "sanitized"),
+    [
+        ("/tmp/day03-lab-x1y2/sandbox/src", "TEMPDIR"),
+        ("/private/var/folders/ab/T/day03-lab-1/sandbox", "TEMPDIR"),
+        ("took 0.31 s", "took DURATION"),
+        ("<object at 0x7f3a2b>", "<object at 0xADDRESS>"),
+        ("7/7 passed", "7/7 passed"),
+        ("2/7 passed", "2/7 passed"),
+        ("src/calc.js fed back 8054 chars", "src/calc.js fed back 8054 chars"),
+    ],
+)
+def test_the_sanitize_file_hides_what_varies_and_nothing_else(text: str, sanitized: str) -> None:
+    for pattern, replacement in get_sanitize_patterns((LABS / "nbval-sanitize.cfg").read_text()):
+        text = re.sub(pattern, replacement, text)
+    assert text == sanitized
+
+
+WORKFLOW = LABS / "classroom" / ".github" / "workflows" / "classroom.yml"
+
+
+def test_the_classroom_workflow_runs_the_hand_in_command() -> None:
+    commands = re.findall(r"^\s+command: (.+)$", WORKFLOW.read_text(), re.MULTILINE)
+    assert commands == [HANDIN]
+
+
+def test_the_classroom_workflow_puts_the_grading_files_back_from_the_template(
+    tmp_path: Path,
+) -> None:
+    # The workflow's own shell step, run in a made-up student repository.
+    step = re.search(r"run: \|\n((?:\s{10}.+\n)+)", WORKFLOW.read_text())
+    assert step, "the workflow has no multi-line run step"
+    script = "\n".join(line.strip() for line in step[1].splitlines())
+    restored = re.findall(r"-- (.+)$", script, re.MULTILINE)[0].split()
+    assert all((REPO / path).exists() for path in restored), restored
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    for path in restored:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("as the instructor made it\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "template")
+    (tmp_path / "labs" / "conftest.py").write_text("# the student's\n")
+    git("-c", "user.name=s", "-c", "user.email=s@s", "commit", "-qam", "student")
+    subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, check=True, capture_output=True)
+    assert (tmp_path / "labs" / "conftest.py").read_text() == "as the instructor made it\n"
+
+
+def test_nbval_compares_only_cells_with_a_count_and_refuses_outputs_without_one(
+    tmp_path: Path,
+) -> None:
+    # What the restore relies on: the student's cells, cleared, are run but not compared.
+    v4 = nbformat.v4
+
+    def cell(count: int | None, stored: str | None) -> dict:
+        outputs = [v4.new_output("stream", text=stored)] if stored else []
+        return v4.new_code_cell("print('fresh')", execution_count=count, outputs=outputs)
+
+    cells = [cell(None, None), cell(1, "stored\n"), cell(None, "stored\n"), cell(2, "fresh\n")]
+    nbformat.write(v4.new_notebook(cells=cells), tmp_path / "n.ipynb")
+    command = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "n.ipynb", "-v"]
+    command += ["-p", "no:cacheprovider", "--color=no"]
+    run = subprocess.run(
+        command, cwd=tmp_path, env=kernel_env(), capture_output=True, text=True, timeout=300
+    )
+    outcomes = re.findall(r"::Cell (\d) (PASSED|FAILED)", run.stdout)
+    assert outcomes == [("0", "PASSED"), ("1", "FAILED"), ("2", "FAILED"), ("3", "PASSED")]
+    assert "Unrun reference cell has outputs" in run.stdout
+
+
+def test_only_a_lab_beside_the_conftest_is_restored(tmp_path: Path) -> None:
+    # The same file, self-test deleted, in labs/ and in labs/source/: only the first gets it back.
+    notebook = submission(tmp_path / "lab.ipynb", edit=delete_cell("selftest"))
+    (tmp_path / "root" / "labs" / "source").mkdir(parents=True)
+    shutil.copy(notebook, tmp_path / "root" / "labs" / "source" / "day03-lab.ipynb")
+    run = hand_in(notebook, tmp_path / "root", extra=["--collect-only", "-qq", "labs/source"])
+    items = re.findall(r"^(\S+)::Cell \d+$", run.stdout, re.MULTILINE)
+    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(notebook, 4).cells)
+    assert items.count("labs/day03-lab.ipynb") == code_cells + 1, run.stdout
+    assert items.count("labs/source/day03-lab.ipynb") == code_cells, run.stdout

@@ -1,0 +1,103 @@
+"""Lab kernels: this interpreter, no keys in their environment, a run that says what stopped it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from lab_class import kernel_env
+
+from course_agent.lab.kernel import is_key_name, kernel_environment, run_notebook
+
+KEY = "sk-kernel-probe-0123456789"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "OPENAI_API_KEY",
+        "anthropic_api_key",
+        "GITHUB_TOKEN",
+        "Aws_Secret",
+        "AWS_SECRET_ACCESS_KEY",
+        "DB_PASSWORD",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "TOKEN",
+    ],
+)
+def test_a_key_is_known_by_its_name_in_any_case(name: str) -> None:
+    assert is_key_name(name)
+
+
+@pytest.mark.parametrize(
+    "name", ["PATH", "HOME", "PYTHONPATH", "KEYBOARD", "TOKENIZERS_PARALLELISM", "MONKEY"]
+)
+def test_other_names_are_not_keys(name: str) -> None:
+    assert not is_key_name(name)
+
+
+def test_a_value_that_carries_a_key_goes_too() -> None:
+    environ = {
+        "OPENAI_API_KEY": KEY,
+        "OPENAI_BASE_URL": f"https://proxy.example/v1?key={KEY}",
+        "HTTPS_PROXY": "http://proxy.example:3128",
+        "PATH": "/usr/bin",
+        "SHORT_KEY": "abc",  # too short to look for elsewhere: only its own variable goes
+        "MODE": "abc",
+    }
+    assert kernel_environment(environ) == {
+        "HTTPS_PROXY": "http://proxy.example:3128",
+        "PATH": "/usr/bin",
+        "MODE": "abc",
+    }
+
+
+names = st.text(st.sampled_from("ABCKEYTOKNSRPWD_ab"), min_size=1, max_size=16)
+
+
+@given(st.dictionaries(names, st.text(max_size=20), max_size=8))
+def test_what_is_kept_is_part_of_the_input_and_holds_no_key(environ: dict[str, str]) -> None:
+    kept = kernel_environment(environ)
+    assert kept.items() <= environ.items()
+    assert not any(is_key_name(name) for name in kept)
+    removed = [value for name, value in environ.items() if is_key_name(name) and len(value) >= 8]
+    assert not any(secret in value for secret in removed for value in kept.values())
+
+
+def notebook(*sources: str):
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
+
+
+def test_a_kernel_sees_no_key_and_starts_in_an_empty_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = kernel_env()["PYTHONPATH"]
+    monkeypatch.setenv("PYTHONPATH", path)
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GITHUB_TOKEN", "my_secret"):
+        monkeypatch.setenv(name, KEY)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={KEY}\n")
+    nb = notebook(
+        "1 / 0",  # an exception in a cell does not stop the run
+        "import json, os\n"
+        "print(json.dumps({'env': dict(os.environ), 'cwd': os.getcwd(), 'files': os.listdir()}))",
+    )
+    assert run_notebook(nb, timeout=30) == ""
+    assert nb.cells[0].outputs[0]["ename"] == "ZeroDivisionError"
+    seen = json.loads(nb.cells[1].outputs[0]["text"])
+    assert not any(is_key_name(name) for name in seen["env"])
+    assert KEY not in json.dumps(seen["env"])
+    assert seen["env"]["PYTHONPATH"] == path  # the rest is passed on
+    assert Path(seen["cwd"]) != tmp_path and seen["files"] == []
+
+
+def test_a_run_names_the_cell_that_hung_or_killed_its_kernel() -> None:
+    hung = notebook("x = 1", "while True:\n    pass")
+    assert run_notebook(hung, timeout=2) == "timeout: cell 2 ran over 2 s"
+    killed = notebook("import os\n\nos._exit(1)")
+    named = run_notebook(killed, timeout=10, describe=lambda index: f"the cell at {index}")
+    assert named == "kernel died in the cell at 0"

@@ -1,0 +1,146 @@
+"""Restoring a student's notebook: the locked cells come back as released, the student's stay."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import nbformat
+import pytest
+
+from course_agent.lab.restore import is_locked, released_path, restore
+
+v4 = nbformat.v4
+LOCKED = {"nbgrader": {"grade": False, "solution": False, "locked": True, "grade_id": "x"}}
+SOLUTION = {"nbgrader": {"grade": False, "solution": True, "locked": False, "grade_id": "x"}}
+GRADED = {"nbgrader": {"grade": True, "solution": False, "locked": False, "points": 1}}
+
+
+def reference() -> Any:
+    """A small release: text, setup, an exercise, a check, an Explore cell, the self-test."""
+    expected = v4.new_output("display_data", data={"text/plain": "7/7 passed"})
+    return v4.new_notebook(
+        cells=[
+            v4.new_markdown_cell("# Lab", id="intro", metadata=LOCKED),
+            v4.new_code_cell("import lab", id="setup", metadata=LOCKED),
+            v4.new_code_cell("raise NotImplementedError", id="exercise", metadata=SOLUTION),
+            v4.new_code_cell("check()", id="check", metadata=LOCKED),
+            v4.new_code_cell("# try things", id="explore"),
+            v4.new_code_cell(
+                "show()", id="selftest", metadata=LOCKED, execution_count=6, outputs=[expected]
+            ),
+        ]
+    )
+
+
+def student(*edits: Any) -> Any:
+    nb = reference()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.execution_count = 1
+            cell.outputs = [v4.new_output("stream", text="saved output\n")]
+    for edit in edits:
+        edit(nb)
+    return nb
+
+
+def ids(nb: Any) -> list[str]:
+    return [cell.id for cell in nb.cells]
+
+
+def cell(nb: Any, cell_id: str) -> Any:
+    return next(cell for cell in nb.cells if cell.id == cell_id)
+
+
+def test_the_students_cells_keep_their_code_and_lose_their_outputs() -> None:
+    def solve(nb: Any) -> None:
+        cell(nb, "exercise").source = "def answer(): return 42"
+
+    restored = restore(student(solve), reference())
+    assert ids(restored) == ids(reference())
+    assert cell(restored, "exercise").source == "def answer(): return 42"
+    for cell_id in ("exercise", "explore"):
+        assert (cell(restored, cell_id).outputs, cell(restored, cell_id).execution_count) == (
+            [],
+            None,
+        )
+    nbformat.validate(restored)
+
+
+def test_locked_cells_come_back_as_released_with_the_expected_output() -> None:
+    def tamper(nb: Any) -> None:
+        cell(nb, "check").source = "pass"
+        cell(nb, "selftest").source = "print('7/7 passed')"
+        cell(nb, "selftest").metadata = {}
+        cell(nb, "selftest").outputs = [v4.new_output("stream", text="3/7 passed\n")]
+
+    restored = restore(student(tamper), reference())
+    for cell_id in ("intro", "setup", "check", "selftest"):
+        assert cell(restored, cell_id) == cell(reference(), cell_id)
+
+
+def test_a_deleted_locked_cell_is_put_back_where_it_was() -> None:
+    def delete(nb: Any) -> None:
+        nb.cells = [cell for cell in nb.cells if cell.id not in ("setup", "selftest")]
+
+    assert ids(restore(student(delete), reference())) == ids(reference())
+
+
+def test_added_cells_stay_after_the_cell_they_followed() -> None:
+    def add(nb: Any) -> None:
+        nb.cells.insert(0, v4.new_code_cell("first", id="a0"))
+        nb.cells.insert(4, v4.new_code_cell("after the exercise", id="a1"))
+        nb.cells.append(v4.new_code_cell("fake report", id="a2"))
+
+    restored = restore(student(add), reference())
+    assert ids(restored) == [
+        "a0",
+        "intro",
+        "setup",
+        "exercise",
+        "a1",
+        "check",
+        "explore",
+        "selftest",
+        "a2",
+    ]
+
+
+def test_moved_locked_cells_go_back_in_place_and_a_deleted_open_cell_stays_deleted() -> None:
+    def shuffle(nb: Any) -> None:
+        selftest = cell(nb, "selftest")
+        nb.cells = [selftest] + [c for c in nb.cells if c.id not in ("selftest", "explore")]
+
+    assert ids(restore(student(shuffle), reference())) == [
+        "intro",
+        "setup",
+        "exercise",
+        "check",
+        "selftest",
+    ]
+
+
+def test_pasted_duplicates_and_cells_without_ids_get_ids_of_their_own() -> None:
+    def paste(nb: Any) -> None:
+        copy = v4.new_code_cell("again", id="exercise")  # a second cell with the exercise's id
+        bare = v4.new_code_cell("old format")
+        del bare["id"]
+        nb.cells += [copy, bare]
+
+    restored = restore(student(paste), reference())
+    assert len(set(ids(restored))) == len(restored.cells) == 8
+    assert [cell.source for cell in restored.cells[-2:]] == ["again", "old format"]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "locked"),
+    [({}, False), (LOCKED, True), (SOLUTION, False), (GRADED, True)],
+)
+def test_locked_means_what_nbgrader_means(metadata: dict, locked: bool) -> None:
+    assert is_locked(v4.new_code_cell("x", metadata=metadata)) is locked
+
+
+def test_the_package_ships_the_lab_it_restores_from() -> None:
+    shipped = nbformat.read(released_path(), as_version=4)
+    selftest = cell(shipped, "selftest")
+    assert is_locked(selftest) and selftest.outputs[0].data == {"text/plain": "7/7 passed"}
+    assert not released_path("no-such-lab.ipynb").exists()

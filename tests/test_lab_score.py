@@ -1,0 +1,216 @@
+"""Scoring a lab: only what the notebook wrote itself is self-tested; the rest is refused, with why.
+
+A notebook's namespace is made here as a kernel makes it: the lab's setup cell and the exercise
+cells run in one dict whose `__name__` is `__main__`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import nbformat
+import pytest
+from lab_class import RELEASE, solved
+from wrong_implementations import RIGHT, WRONG
+
+from course_agent import ToolCallAccumulator
+from course_agent.lab.score import Score, check_origin, score_exercises, score_namespace
+from course_agent.selftest import Check, SelftestReport
+
+NAMES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
+
+
+def notebook(exercises: dict[int, str] | None = None, *extra: str) -> dict[str, Any]:
+    """The released lab's namespace, run with these exercise cells (the starter's by default)."""
+    cells = {cell.get("id"): cell.source for cell in nbformat.read(RELEASE, as_version=4).cells}
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    sources = [cells["setup"], cells["registry"]]
+    sources += [(exercises or {}).get(n, cells[f"exercise-{n}"]) for n in (1, 2, 3)]
+    for source in [*sources, *extra]:
+        exec(compile(source, "<cell>", "exec"), namespace)
+    return namespace
+
+
+def test_the_solution_scores_seven_and_shows_one_line() -> None:
+    score = score_namespace(notebook(solved()))
+    assert (score.passed, score.refused) == (7, ())
+    assert score.text() == "7/7 passed"
+
+
+def test_the_starter_scores_two_and_lists_what_failed() -> None:
+    score = score_namespace(notebook())
+    lines = score.text().splitlines()
+    assert lines[0] == "2/7 passed"
+    assert [line.split(".")[0] for line in lines[1:]] == [f"x {n}" for n in (3, 4, 5, 6, 7)]
+    assert "the TODO comment above says what it must do" in lines[1]
+
+
+# Each cheat replaces one exercise cell of a solved lab; its refusal names what it borrowed.
+CHEATS = {
+    "import": (
+        1,
+        "from course_agent import ToolCallAccumulator",
+        "exercise 1 imports ToolCallAccumulator from course_agent",
+    ),
+    "import from a module": (
+        3,
+        "from course_agent.truncate import truncate_result",
+        "exercise 3 imports truncate_result from course_agent",
+    ),
+    "subclass": (
+        1,
+        "import course_agent\n\nclass ToolCallAccumulator(course_agent.ToolCallAccumulator):\n"
+        "    pass",
+        "exercise 1 subclasses ToolCallAccumulator from course_agent",
+    ),
+    "borrowed method": (
+        1,
+        "import course_agent\n\nclass ToolCallAccumulator:\n"
+        "    push = course_agent.ToolCallAccumulator.push",
+        "exercise 1: ToolCallAccumulator.push comes from course_agent",
+    ),
+    "wrapper through a module": (
+        2,
+        "import course_agent.registry\n\ndef execute_call(tools, call, ctx):\n"
+        "    return course_agent.registry.execute_call(tools, call, ctx)",
+        "exercise 2 calls execute_call from course_agent",
+    ),
+    "import inside the function": (
+        3,
+        "def truncate_result(result):\n"
+        "    from course_agent.truncate import truncate_result as real\n"
+        "    return real(result)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "wrapper through a helper": (
+        2,
+        "from course_agent import execute_call as _real\n\ndef _helper(*args):\n"
+        "    return _real(*args)\n\ndef execute_call(tools, call, ctx):\n"
+        "    return _helper(tools, call, ctx)",
+        "exercise 2 calls execute_call from course_agent",
+    ),
+    "closure": (
+        3,
+        "from course_agent import truncate_result as _t\n\ndef make(f):\n"
+        "    def truncate_result(result):\n        return f(result)\n    return truncate_result\n\n"
+        "truncate_result = make(_t)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "default argument": (
+        2,
+        "def execute_call(tools, call, ctx, run=registry.execute):\n    return run(call, ctx)",
+        "exercise 2 calls ToolRegistry.execute from course_agent",
+    ),
+    "the registry": (
+        2,
+        "def execute_call(tools, call, ctx):\n    return registry.execute(call, ctx)",
+        "exercise 2 calls ToolRegistry.execute from course_agent",
+    ),
+    "a fresh registry": (
+        2,
+        "def execute_call(tools, call, ctx):\n    return default_registry().execute(call, ctx)",
+        "exercise 2 calls default_registry from course_agent",
+    ),
+}
+
+
+@pytest.mark.parametrize("cheat", CHEATS)
+def test_an_exercise_that_borrows_the_packages_answer_is_refused(cheat: str) -> None:
+    number, source, refusal = CHEATS[cheat]
+    score = score_namespace(notebook({**solved(), number: source}))
+    assert score.passed < 7
+    assert score.refused == (refusal,)
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (None, "exercise 2: the notebook defines no execute_call"),
+        (5, "exercise 2: execute_call is of type int, not a class or function"),
+        (print, "exercise 2 imports execute_call from builtins"),
+    ],
+)
+def test_a_missing_or_foreign_name_is_refused(value: object, problem: str) -> None:
+    assert check_origin(2, "execute_call", value) == problem
+
+
+LEGIT = {
+    # Reading the registry's tool table is not running the package's answer.
+    2: "def execute_call(tools, call, ctx):\n"
+    "    tool = registry.tools.get(call.name) or tools.get(call.name)\n"
+    "    return _run(tool, call, ctx)\n\n"
+    "def _run(tool, call, ctx):\n"
+    "    if tool is None:\n"
+    "        return ToolResult(f'no tool {call.name}; Available: {\", \".join(registry.tools)}',"
+    " ok=False)\n"
+    "    return tool.run(tool.args.model_validate(json.loads(call.args or '{}')), ctx)",
+    # A class that names itself, with a property and a static method.
+    1: "class ToolCallAccumulator:\n"
+    "    def __init__(self):\n        self.calls = {}\n"
+    "    @staticmethod\n    def make():\n        return ToolCallAccumulator()\n"
+    "    @property\n    def size(self):\n        return len(self.calls)\n"
+    "    def push(self, delta):\n        raise NotImplementedError\n"
+    "    def drain(self):\n        return []",
+}
+
+
+@pytest.mark.parametrize("number", LEGIT)
+def test_a_notebooks_own_code_is_not_refused_for_using_the_package(number: int) -> None:
+    namespace = notebook({number: LEGIT[number]})
+    assert check_origin(number, NAMES[number], namespace[NAMES[number]]) is None
+
+
+def test_a_refused_exercise_fails_its_checks_with_the_refusal() -> None:
+    namespace = notebook(solved())
+    score = score_exercises(
+        ToolCallAccumulator, namespace["execute_call"], namespace["truncate_result"]
+    )
+    failed = {check.number: check.line for check in score.report.checks if not check.ok}
+    refusal = "exercise 1 imports ToolCallAccumulator from course_agent"
+    assert failed[3].startswith("fragment merging: ") and refusal in failed[3]
+    assert score.refused == (refusal,)
+    assert score.text().splitlines()[1] == score.refused[0]
+
+
+def test_the_json_carries_every_field_of_a_check() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class LaterCheck(Check):  # as a later Check may grow fields
+        figure: int = 8054
+
+    report = SelftestReport(
+        [
+            LaterCheck(number=1, name="registry", ok=True, line="fine"),
+            Check(number=2, name="path boundary", ok=False, line="path boundary: x"),
+        ]
+    )
+    data = json.loads(Score(report, ("exercise 2: y",)).to_json())
+    assert data == {
+        "checks": [
+            {"number": 1, "name": "registry", "ok": True, "line": "fine", "figure": 8054},
+            {"number": 2, "name": "path boundary", "ok": False, "line": "path boundary: x"},
+        ],
+        "refused": ["exercise 2: y"],
+    }
+
+
+def test_print_score_scores_the_namespace_it_is_called_from(capsys: pytest.CaptureFixture) -> None:
+    namespace = notebook(solved())
+    capsys.readouterr()  # what the lab's cells printed
+    exec("from course_agent.lab.score import print_score\nprint_score('n0nce')", namespace)
+    nonce, _, text = capsys.readouterr().out.partition(" ")
+    report = json.loads(text)
+    assert nonce == "n0nce" and [check["ok"] for check in report["checks"]] == [True] * 7
+
+
+@pytest.mark.parametrize("name", WRONG)
+def test_no_wrong_answer_reaches_seven_in_a_notebook(name: str) -> None:
+    # tests/wrong_implementations.py, pasted into a solved lab's exercise cell as a student would.
+    number, source = WRONG[name]
+    assert score_namespace(notebook({**solved(), number: source})).passed < 7
+
+
+def test_the_right_answers_written_as_students_write_them_reach_seven() -> None:
+    score = score_namespace(notebook(RIGHT))
+    assert (score.passed, score.refused) == (7, ())

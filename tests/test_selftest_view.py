@@ -1,0 +1,43 @@
+"""The lab's self-test cell in a real IPython shell: `k/7 passed` alone at 7/7, else what failed."""
+
+from __future__ import annotations
+
+import nbformat
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.utils.capture import capture_output
+from lab_class import RELEASE, solved
+
+CELL = """\
+from course_agent.notebook.selftest_view import show_selftest
+
+report = show_selftest(ToolCallAccumulator, execute_call, truncate_result)"""
+
+
+def run_lab(shell: InteractiveShell, exercises: dict[int, str]) -> list[str]:
+    """Run the lab's setup and exercise cells, then the self-test; the texts it displayed."""
+    cells = {cell.get("id"): cell.source for cell in nbformat.read(RELEASE, as_version=4).cells}
+    for source in [cells["setup"], *(exercises.get(n, cells[f"exercise-{n}"]) for n in (1, 2, 3))]:
+        assert shell.run_cell(source).success
+    with capture_output() as shown:
+        assert shell.run_cell(CELL).success
+    return [output.data["text/plain"] for output in shown.outputs]
+
+
+def test_a_solved_lab_shows_one_line_and_binds_the_report(shell: InteractiveShell) -> None:
+    assert run_lab(shell, solved()) == ["7/7 passed"]
+    assert shell.user_ns["report"].passed == 7
+
+
+def test_an_unsolved_lab_shows_what_failed_in_the_same_output(shell: InteractiveShell) -> None:
+    shown = run_lab(shell, {3: solved()[3], 1: "from course_agent import ToolCallAccumulator"})
+    assert len(shown) == 1  # one output: nbval's diff shows the failures beside the expectation
+    lines = shown[0].splitlines()
+    refused = "exercise 1 imports ToolCallAccumulator from course_agent"
+    assert lines[:2] == ["3/7 passed", refused]
+    assert lines[2].startswith("x 3. fragment merging: ") and refused in lines[2]
+    assert [check.ok for check in shell.user_ns["report"].checks].count(True) == 3
+
+
+def test_rebinding_the_selftest_in_a_cell_changes_nothing(shell: InteractiveShell) -> None:
+    rebound = "\n\nrun_selftest = show_selftest = lambda *a, **k: None"
+    assert run_lab(shell, {1: solved()[1] + rebound}) == [run_lab(shell, {1: solved()[1]})[0]]
