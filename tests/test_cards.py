@@ -8,7 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.loop import run_agent
-from course_agent.notebook.cards import ToolCard, ToolsView, show_events
+from course_agent.notebook.cards import LiveCard, LiveCards, ToolCard, ToolsView, show_events
+from course_agent.notebook.cards.fragments import FragmentLog
+from course_agent.notebook.cards.show import INTERRUPTED
+from course_agent.notebook.cards.static import ARGS_CHARS, BODY_ARGS_CHARS
+from course_agent.notebook.saving import SAVE_STATIC, WIDGET_VIEW
 from course_agent.protocol import (
     AgentStopped,
     TextDelta,
@@ -16,6 +20,8 @@ from course_agent.protocol import (
     ToolContext,
     ToolFinished,
     ToolResult,
+    ToolStarted,
+    TurnStarted,
 )
 from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
@@ -31,16 +37,16 @@ RESULTS = {
 
 
 class Texts(HTMLParser):
-    """The text a reader sees in each <summary> and <pre>, styles and tags ignored."""
+    """The text a reader sees in each <summary> and <pre>, and the style of each tag, in order."""
 
     def __init__(self) -> None:
         super().__init__()
         self.found: dict[str, str] = {"summary": "", "pre": ""}
         self.inside: list[str] = []
-        self.tags: list[str] = []
+        self.tags: list[tuple[str, str]] = []  # (tag, its style)
 
     def handle_starttag(self, tag, attrs):
-        self.tags.append(tag)
+        self.tags.append((tag, dict(attrs).get("style") or ""))
         self.inside.append(tag)
         assert not any(name.startswith("on") for name, _ in attrs), "no event handlers"
 
@@ -60,41 +66,78 @@ def read_card(card: ToolCard) -> Texts:
     return reader
 
 
-@pytest.mark.parametrize("kind", RESULTS)
-def test_text_plain_is_the_terminal_line(kind):
-    card = ToolCard(CALL, RESULTS[kind])
-    assert card._repr_mimebundle_()["text/plain"] == card_line(CALL, RESULTS[kind])
+def style_of(reader: Texts, tag: str) -> str:
+    return next(style for name, style in reader.tags if name == tag)
 
 
 @pytest.mark.parametrize("kind", RESULTS)
-def test_the_summary_reads_like_the_line_with_the_arguments(kind):
-    result = RESULTS[kind]
-    line = card_line(CALL, result)
+def test_text_plain_is_the_terminal_line_with_the_arguments(kind):
+    line = card_line(CALL, RESULTS[kind])
     mark, name, rest = line.split(" ", 2)
+    card = ToolCard(CALL, RESULTS[kind])
+    assert card._repr_mimebundle_()["text/plain"] == f"{mark} {name}({CALL.args}) {rest}"
+
+
+def test_a_name_with_spaces_still_gets_its_arguments_after_it():
+    call = ToolCall("c", "read file fed back", "{}")
+    assert str(ToolCard(call, RESULTS["ok"])).startswith(
+        "v read file fed back({}) fed back 48 chars"
+    )
+
+
+@pytest.mark.parametrize("kind", RESULTS)
+def test_the_summary_reads_like_the_line_with_a_tick_for_ok(kind):
+    result = RESULTS[kind]
+    plain = str(ToolCard(CALL, result))
     reader = read_card(ToolCard(CALL, result))
-    assert reader.found["summary"] == f"{mark} {name}({CALL.args}) {rest}"
+    assert reader.found["summary"] == ("✓" + plain[1:] if result.ok else plain)
     assert reader.found["pre"] == result.content
-    assert reader.tags[:2] == ["details", "summary"]
+    assert [tag for tag, _ in reader.tags[:2]] == ["details", "summary"]
 
 
-def test_the_truncation_badge_comes_from_meta():
-    summary = read_card(ToolCard(CALL, RESULTS["truncated"])).found["summary"]
-    assert summary.endswith("[truncated from 38000]")
+def test_the_badge_does_not_wrap_and_the_result_is_monospace():
+    reader = read_card(ToolCard(CALL, RESULTS["truncated"]))
+    assert reader.found["summary"].endswith("[truncated from 38000]")
+    assert "white-space:nowrap" in style_of(reader, "span")
+    assert "monospace" in style_of(reader, "pre")  # nbconvert's default pre font is proportional
+    assert "monospace" in style_of(reader, "summary")
     assert "truncated" not in read_card(ToolCard(CALL, RESULTS["ok"])).found["summary"]
 
 
 def test_the_failed_mark_is_x_in_red():
     html = ToolCard(CALL, RESULTS["failed"])._repr_html_()
-    assert '<b style="color:#cf222e">x</b>' in html
+    assert '<b style="color:#cf222e" title="failed">x</b>' in html
+
+
+def test_a_running_card_and_a_stopped_one_say_so_in_both_forms():
+    running = ToolCard(CALL)
+    assert str(running) == '> read_file({"path":"src/calc.js"}) running'
+    assert read_card(running).found["summary"] == '… read_file({"path":"src/calc.js"}) running'
+    assert read_card(running).found["pre"] == ""
+    stopped = ToolCard(CALL, stopped="the run was interrupted")
+    assert str(stopped) == '! read_file({"path":"src/calc.js"}) not run: the run was interrupted'
+
+
+def test_long_or_multiline_arguments_are_cut_in_the_line_and_bounded_in_the_body():
+    call = ToolCall("c", "grep", '{"pattern": "' + "a" * 20_000 + '"}')
+    card = ToolCard(call, RESULTS["ok"])
+    args_shown = str(card).split("(", 1)[1].split(") fed back")[0]
+    assert len(args_shown) == ARGS_CHARS and args_shown.endswith("…")
+    html = card._repr_html_()
+    assert f"… ({len(call.args) - BODY_ARGS_CHARS} more chars)" in html
+    assert len(html) < BODY_ARGS_CHARS + 2_000
+    two_lines = ToolCard(ToolCall("c", "grep", '{\n"pattern": "x"}'), RESULTS["ok"])
+    assert str(two_lines).startswith("v grep({…) fed back")
+    assert "&quot;pattern&quot;: &quot;x&quot;}" in two_lines._repr_html_()  # whole in the body
 
 
 @given(name=st.text(max_size=20), args=st.text(max_size=40), content=st.text(max_size=200))
 def test_whatever_the_model_or_a_file_says_the_card_is_inert(name, args, content):
     card = ToolCard(ToolCall("c", name, args), ToolResult(content))
     html = card._repr_html_()
-    assert not re.search(r"<(?!/?(details|summary|b|code|pre|span)\b)", html), "only our tags"
-    reader = read_card(card)
-    assert reader.found["pre"] == content
+    assert not re.search(r"<(?!/?(details|summary|b|code|pre|span|div)\b)", html), "only our tags"
+    assert read_card(card).found["pre"] == content
+    assert "\n" not in str(card).split(" fed back ")[0]  # the line's head is one line
 
 
 def test_tools_view_is_the_tools_array_verbatim():
@@ -107,7 +150,10 @@ def test_tools_view_is_the_tools_array_verbatim():
     assert html.count("<details open") == len(tools)
 
 
-def test_show_events_streams_text_and_shows_a_card_per_call_in_order(tmp_path):
+# -- show_events ------------------------------------------------------------------------------
+
+
+def test_without_a_kernel_each_call_shows_one_static_card_when_it_finishes(tmp_path):
     out, err, shown = io.StringIO(), io.StringIO(), []
     events = run_agent(
         QUESTION, ScriptedModel(), default_registry(), ToolContext(build_sandbox(tmp_path))
@@ -115,7 +161,8 @@ def test_show_events_streams_text_and_shows_a_card_per_call_in_order(tmp_path):
     stopped = show_events(events, shown.append, out, err)
     assert stopped.reason == "done"
     assert [card.call.name for card in shown] == ["glob", "grep", "read_file"]
-    assert all(isinstance(card, ToolCard) and card.result.ok for card in shown)
+    assert all(type(card) is ToolCard and card.result.ok for card in shown)
+    assert str(shown[0]) == 'v glob({"pattern":"**/*.js"}) fed back 50 chars - src/calc.js'
     assert out.getvalue().endswith("the test goes green.\n")
     assert err.getvalue() == ""
 
@@ -133,3 +180,82 @@ def test_a_card_starts_on_a_fresh_line_and_errors_go_to_stderr():
     assert out.getvalue() == "Let me look.\nHmm\n"
     assert err.getvalue() == "! gateway http://127.0.0.1:9 refused the connection\n"
     assert len(shown) == 1
+
+
+class Screen:
+    """A display that keeps what each display id showed, bundle by bundle, as a frontend would."""
+
+    def __init__(self) -> None:
+        self.outputs: list[list[dict]] = []  # one list of successive bundles per display
+
+    def display(self, obj, display_id=None):
+        self.outputs.append([obj._repr_mimebundle_()])
+        shown = self.outputs[-1]
+
+        class Handle:
+            def update(self, new):
+                shown.append(new._repr_mimebundle_())
+
+        return Handle() if display_id else None
+
+
+def test_a_live_card_shows_running_then_its_result_in_the_same_display(tmp_path):
+    out, err, screen = io.StringIO(), io.StringIO(), Screen()
+    root, log = build_sandbox(tmp_path), FragmentLog()
+    registry = default_registry()
+    events = run_agent(QUESTION, log.watch(ScriptedModel()), registry, ToolContext(root))
+    live = LiveCards(lambda call: registry.execute(call, ToolContext(root)), log)
+    show_events(events, screen.display, out, err, live)
+
+    assert len(screen.outputs) == 3  # one display per card, no duplicates
+    for shown in screen.outputs:
+        (running, metadata), (done, _) = shown  # displayed once, updated once
+        assert running["text/plain"].startswith("> ") and running["text/plain"].endswith("running")
+        assert done["text/plain"].startswith("v ") and " fed back " in done["text/plain"]
+        assert running[WIDGET_VIEW] == done[WIDGET_VIEW]  # the same widget, updated in place
+        assert metadata == SAVE_STATIC
+    assert screen.outputs[0][1][0]["text/plain"] == (
+        'v glob({"pattern":"**/*.js"}) fed back 50 chars - src/calc.js'
+    )
+
+
+def test_an_interrupted_call_leaves_its_card_saying_why_not_running():
+    screen = Screen()
+
+    def events():
+        yield TurnStarted(1)
+        yield ToolStarted(CALL)
+        raise KeyboardInterrupt  # Ctrl-C while the call runs
+
+    live = LiveCards(lambda call: RESULTS["ok"])
+    with pytest.raises(KeyboardInterrupt):
+        show_events(events(), screen.display, io.StringIO(), io.StringIO(), live)
+    ((running, _), (stopped, _)) = screen.outputs[0]
+    assert running["text/plain"].endswith("running")
+    assert stopped["text/plain"] == f'! read_file({{"path":"src/calc.js"}}) not run: {INTERRUPTED}'
+
+
+def test_a_live_card_holds_the_running_state_for_a_paced_run(monkeypatch):
+    naps = []
+    monkeypatch.setattr("course_agent.notebook.cards.show.time.sleep", naps.append)
+    events = [TurnStarted(1), ToolStarted(CALL), ToolFinished(CALL, RESULTS["ok"])]
+    live = LiveCards(lambda call: RESULTS["ok"], hold=0.5)
+    show_events(events, Screen().display, io.StringIO(), io.StringIO(), live)
+    assert naps == [0.5]
+
+
+def test_cards_of_a_turn_know_their_place_among_its_calls():
+    made = []
+
+    class Recording(LiveCards):
+        def start(self, call, position):
+            made.append((call.name, position))
+            return LiveCard(call, self.replay)
+
+    calls = [ToolCall(f"c{i}", name, "{}") for i, name in enumerate(["glob", "grep", "read_file"])]
+    events = [TurnStarted(1)]
+    for call in calls[:2]:
+        events += [ToolStarted(call), ToolFinished(call, RESULTS["ok"])]
+    events += [TurnStarted(2), ToolStarted(calls[2]), ToolFinished(calls[2], RESULTS["ok"])]
+    show_events(events, Screen().display, io.StringIO(), io.StringIO(), Recording(None))
+    assert made == [("glob", 0), ("grep", 1), ("read_file", 0)]

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from nbformat.sign import NotebookNotary
 from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import check_transcript
+from course_agent.notebook.saving import SAVE_STATIC, static_outputs
 from course_agent.registry import default_registry
 from course_agent.render.cost import cost_lines, request_costs
 from course_agent.sandbox import QUESTION, build_sandbox
@@ -54,17 +56,20 @@ def test_load_ext_registers_every_magic(shell):
         assert shell.find_line_magic(name) is not None, name
 
 
+def heads(plain: list[str]) -> list[str]:
+    """`v glob({...}) fed back ...` -> `v glob`: the mark and the tool of each card line."""
+    return [line.split("(", 1)[0] for line in plain]
+
+
 def test_mock_shows_glob_grep_read_file_cards_then_the_conclusion(shell):
     captured, error = run(shell, f"%%agent --mock\n{QUESTION}")
     assert error is None
     plain = [output.data["text/plain"] for output in captured.outputs]
-    assert [line.split()[:2] for line in plain] == [
-        ["v", "glob"],
-        ["v", "grep"],
-        ["v", "read_file"],
-    ]
+    assert heads(plain) == ["v glob", "v grep", "v read_file"]
+    assert plain[0] == 'v glob({"pattern":"**/*.js"}) fed back 50 chars - src/calc.js'
     results = [m["content"] for m in shell.magics.conversation.messages if m["role"] == "tool"]
-    assert [line.split()[4] for line in plain] == [str(len(r)) for r in results]
+    fed_back = [re.search(r"\) fed back (\d+) chars", line).group(1) for line in plain]
+    assert fed_back == [str(len(r)) for r in results]
     for output in captured.outputs:
         assert set(output.data) == {"text/plain", "text/html"}
         assert output.data["text/html"].startswith("<details")
@@ -93,11 +98,24 @@ def test_the_conversation_goes_on_until_new_or_a_change_of_model_or_root(shell, 
     assert len(shell.magics.conversation.messages) == 8
 
 
+def test_each_turns_fragments_are_kept_until_the_conversation_ends(shell):
+    run(shell, f"%%agent --mock\n{QUESTION}")
+    first = shell.magics.conversation.fragments
+    assert [len(turn.deltas) for turn in first.turns] == [15, 12, 0]
+    turn = first.turns[0]
+    run(shell, "%%agent --mock\nand the report?")  # the same conversation goes on
+    assert shell.magics.conversation.fragments is first and len(first.turns) > 3
+    run(shell, f"%%agent --mock --new\n{QUESTION}")
+    assert first.turns == [] and first.kept == 0
+    assert turn.deltas == [] and "has ended" in turn.forgotten
+    assert len(shell.magics.conversation.fragments.turns) == 3
+
+
 def test_inject_bad_args_feeds_the_failures_back_and_finishes(shell):
     captured, error = run(shell, "%%agent --inject bad_args\nfix the test")
     assert error is None
     plain = [output.data["text/plain"] for output in captured.outputs]
-    assert plain[0].startswith("x edit_file fed back ")
+    assert plain[0].startswith('x edit_file({"path":"src/calc.js","old":"a / b"}) fed back ')
     assert "there is no tool named edit_file" in plain[0]
     assert sum(line.startswith("x ") for line in plain) >= 2
     assert plain[-1].startswith("v read_file")
@@ -142,6 +160,8 @@ MISUSE = {
     "%agent_demo mistral": "argument stream: invalid choice: 'mistral'",
     "%agent_tools --verbose": "%agent_tools: unrecognized arguments: --verbose",
     "%agent_cost": "%agent_cost: no conversation yet",
+    "%%agent --mock --pace -1\nq": "%%agent: --pace must be between 0 and 2.0 seconds, not -1.0",
+    "%%agent --mock --pace soon\nq": "argument --pace: invalid float value: 'soon'",
 }
 
 
@@ -293,9 +313,7 @@ def test_a_live_run_is_recorded_and_replayed_with_the_same_cards(shell, monkeypa
     )
     line = f"--base-url {gateway.url} --root {root} --record session.jsonl"
     live, _ = run(shell, f"%%agent {line}\nwhat is in a.txt?")
-    assert [o.data["text/plain"] for o in live.outputs] == [
-        "v read_file fed back " + live.outputs[0].data["text/plain"].split(" ", 4)[4]
-    ]
+    assert heads([o.data["text/plain"] for o in live.outputs]) == ["v read_file"]
     assert "a.txt" in live.outputs[0].data["text/plain"]
     assert live.stdout.endswith("Reading it.\nIt says hello.\n")
     assert FAKE_KEY not in Path("session.jsonl").read_text()
@@ -313,11 +331,7 @@ def test_provider_anthropic_asks_the_messages_api(shell, monkeypatch, tmp_path):
         captured, error = run(shell, f"%%agent {line}\n{QUESTION}")
     assert error is None and captured.stderr == ""
     plain = [output.data["text/plain"] for output in captured.outputs]
-    assert [text.split()[:2] for text in plain] == [
-        ["v", "glob"],
-        ["v", "grep"],
-        ["v", "read_file"],
-    ]
+    assert heads(plain) == ["v glob", "v grep", "v read_file"]
     assert captured.stdout.endswith("the test goes green.\n")
     assert [request.path for request in gateway.requests] == ["/v1/messages"] * 3
     assert {request.headers["x-api-key"] for request in gateway.requests} == {FAKE_KEY}
@@ -412,6 +426,7 @@ def execute(name: str, tmp_path: Path, monkeypatch, **options) -> nbformat.Noteb
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    monkeypatch.setenv("COURSE_AGENT_PACE", "0")  # a live kernel would pace the offline model
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     client = NotebookClient(
         notebook,
@@ -436,24 +451,25 @@ def outputs_of(notebook, source_start: str) -> list:
     ]
 
 
-def test_a_saved_notebook_reads_without_widgets_or_trust(tmp_path, monkeypatch):
-    notebook = execute("magics_tour.ipynb", tmp_path, monkeypatch)
+def test_a_kernel_shows_live_cards_that_read_and_save_as_static_ones(tmp_path, monkeypatch):
+    notebook = execute("magics_tour.ipynb", tmp_path, monkeypatch, store_widget_state=False)
     text = (tmp_path / "magics_tour.ipynb").read_text()
     assert "widgets" not in notebook.metadata
-    assert WIDGET_VIEW not in text
     assert FAKE_KEY not in text
     assert "Traceback" not in text
 
-    cards = [o for o in outputs_of(notebook, "%%agent --mock\n") if o.output_type == "display_data"]
-    assert [o.data["text/plain"].split()[:2] for o in cards] == [
-        ["v", "glob"],
-        ["v", "grep"],
-        ["v", "read_file"],
+    cards = [o for o in outputs_of(notebook, "%%agent --mock") if o.output_type == "display_data"]
+    assert heads([o.data["text/plain"] for o in cards])[:4] == [
+        "v glob",
+        "v grep",
+        "v read_file",
+        "x edit_file",
     ]
-    for card in [*cards, *outputs_of(notebook, "%%agent --mock --inject")]:
-        if card.output_type == "display_data":
-            assert set(card.data) == {"text/plain", "text/html"}
-            assert card.data["text/html"].startswith("<details")
+    for card in cards:  # in a kernel, each card is a widget with its static card beside it
+        assert set(card.data) == {WIDGET_VIEW, "text/plain", "text/html"}
+        assert card.metadata == SAVE_STATIC
+        assert card.data["text/html"].startswith("<details")
+        assert "running" not in card.data["text/plain"]  # the display was updated in place
     streams = [
         o.text for o in outputs_of(notebook, "%%agent --mock\n") if o.output_type == "stream"
     ]
@@ -464,9 +480,14 @@ def test_a_saved_notebook_reads_without_widgets_or_trust(tmp_path, monkeypatch):
     assert failure.text.count("\n") == 1
 
     assert not NotebookNotary(data_dir=str(tmp_path)).check_signature(notebook)  # untrusted
-    exported, _ = HTMLExporter().from_notebook_node(notebook)
+    exported, _ = HTMLExporter().from_notebook_node(notebook)  # no widget state: the cards
     assert exported.count("<details") >= 3 + 3  # three tool cards and three tool schemas
     assert "fed back" in exported
+
+    # What the server's save hook does: the file keeps the static cards and no widget view.
+    assert static_outputs(notebook) == len(cards)
+    assert WIDGET_VIEW not in nbformat.writes(notebook)
+    assert all(set(card.data) == {"text/plain", "text/html"} for card in cards)
 
 
 def test_the_live_demo_offers_its_static_table_to_frontends_without_widgets(tmp_path, monkeypatch):
@@ -476,5 +497,6 @@ def test_the_live_demo_offers_its_static_table_to_frontends_without_widgets(tmp_
         (output,) = outputs_of(notebook, source)
         assert {WIDGET_VIEW, "text/html", "text/plain"} <= set(output.data)
         assert "<table" in output.data["text/html"]
+        assert output.metadata == SAVE_STATIC  # a saved notebook keeps only the table
     exported, _ = HTMLExporter().from_notebook_node(notebook)
     assert exported.count("by subscript from 0") >= 2  # nbconvert shows both static tables

@@ -2,11 +2,20 @@
 
 Only this folder imports IPython or ipywidgets; the core emits events and knows no face.
 `%load_ext course_agent` loads `magics`; the objects below can also be displayed by hand; the
-lab's self-test cell imports `selftest_view`.
+lab's self-test cell imports `selftest_view`. saving.py is a Jupyter server extension: a saved
+notebook keeps each live card's static form.
 """
 
-from .cards import ToolCard, ToolsView, show_events
+from .cards import LiveCard, ToolCard, ToolsView, show_events
 from .cost_view import CostView
 from .fragments_demo import FragmentDemo, FragmentPlayer
 
-__all__ = ["CostView", "FragmentDemo", "FragmentPlayer", "ToolCard", "ToolsView", "show_events"]
+__all__ = [
+    "CostView",
+    "FragmentDemo",
+    "FragmentPlayer",
+    "LiveCard",
+    "ToolCard",
+    "ToolsView",
+    "show_events",
+]

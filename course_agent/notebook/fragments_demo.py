@@ -19,6 +19,7 @@ from ..providers.openai_chunks import events_from_lines
 from ..providers.scripted import ScriptedModel
 from ..sandbox import QUESTION
 from .merges import Slot, call_problem, merge_by_index, merge_by_subscript, merge_in_arrival_order
+from .saving import SAVE_STATIC
 
 __all__ = ["SOURCES", "FragmentDemo", "FragmentPlayer", "recorded_fragments", "scripted_fragments"]
 
@@ -182,7 +183,7 @@ class FragmentPlayer:
     """Step and Play controls over a FragmentDemo (ipywidgets, imported only when one is made).
 
     Displayed, it offers the live widget and, in the same output, the static table, which
-    nbconvert and GitHub show instead (JupyterLab without the saved state says "model not found").
+    nbconvert and GitHub show instead, and which a saved notebook keeps (notebook/saving.py).
     """
 
     def __init__(self, demo: FragmentDemo, interval_ms: int = 900) -> None:
@@ -207,6 +208,8 @@ class FragmentPlayer:
     def show(self, step: int) -> None:
         self.view.value = self.demo.step_html(step)
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
         bundle = self.box._repr_mimebundle_() or {}
-        return {**bundle, **self.demo._repr_mimebundle_()}
+        return {**bundle, **self.demo._repr_mimebundle_()}, SAVE_STATIC

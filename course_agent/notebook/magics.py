@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -23,12 +24,15 @@ from IPython.display import display
 
 from ..loop import run_agent
 from ..protocol import GatewayError
+from ..providers.replay import ReplayModel
+from ..providers.scripted import ScriptedModel
 from ..registry import default_registry
 from ..selftest import run_selftest
 from ..settings import Setup, add_model_options, choose
-from .cards import ToolsView, show_events
+from .cards import FragmentLog, LiveCards, ToolsView, show_events
 from .cost_view import CostView
 from .fragments_demo import SOURCES, FragmentDemo
+from .pace import PACE_VARIABLE, choose_pace, paced
 
 __all__ = ["AgentMagics", "Conversation", "register"]
 
@@ -67,6 +71,13 @@ add_model_options(AGENT)  # the same options, defaults and help as the CLI's
 AGENT.add_argument(
     "--new", action="store_true", help="start a new conversation (and read keys and .env again)"
 )
+AGENT.add_argument(
+    "--pace",
+    type=float,
+    metavar="SECONDS",
+    help=f"offline: wait SECONDS before each streamed word or fragment (default ${PACE_VARIABLE}, "
+    "else 0.05 in a live kernel; 0 is full speed)",
+)
 
 SELFTEST = _Parser("%agent_selftest", "The lab's seven checks, optionally on your own code.")
 SELFTEST.add_argument("--accumulator", metavar="NAME", help="your ToolCallAccumulator class")
@@ -86,6 +97,9 @@ DEMO.add_argument("--static", action="store_true", help="every step as a table, 
 # The %%agent options that choose the model and root: changing one starts a new conversation.
 CHOICE = ("mock", "inject", "provider", "model", "base_url", "root", "record", "replay")
 
+# A paced run shows each card "running" for this many paces before the call runs.
+HOLD_PACES = 10
+
 TOOLS = _Parser("%agent_tools", "The tools exactly as the model sees them.")
 COST = _Parser("%agent_cost", "Characters re-sent per model request in this conversation.")
 
@@ -97,6 +111,7 @@ class Conversation:
     choice: dict[str, Any]  # the options settings.choose was called with
     setup: Setup
     messages: list[dict[str, Any]] = field(default_factory=list)
+    fragments: FragmentLog = field(default_factory=FragmentLog)  # each turn's, for the cards
 
 
 @magics_class
@@ -119,19 +134,32 @@ class AgentMagics(Magics):
         if args.root is not None and not Path(args.root).expanduser().is_dir():
             raise UsageError(f"%%agent: --root {args.root} is not a directory")
 
+        live = getattr(self.shell, "kernel", None) is not None  # ipykernel: a frontend may listen
+        try:
+            pace = choose_pace(args.pace, os.environ, live)
+        except ValueError as exc:
+            raise UsageError(f"%%agent: {exc}") from None
         conversation = self._conversation(args)
         setup = conversation.setup
+        model = setup.model
+        if isinstance(model, (ScriptedModel, ReplayModel)):  # a real gateway has its own pace
+            model = paced(model, pace)
+        registry, ctx = default_registry(), setup.tool_context()
         events = run_agent(
             question,
-            setup.model,
-            default_registry(),
-            setup.tool_context(),
+            conversation.fragments.watch(model),
+            registry,
+            ctx,
             messages=conversation.messages,
             max_turns=args.max_turns,
         )
+        # A replay runs through the same registry and root, and never touches the transcript.
+        cards = LiveCards(
+            lambda call: registry.execute(call, ctx), conversation.fragments, hold=HOLD_PACES * pace
+        )
         try:
             with closing(events):  # closing it gives every call of a broken-off turn its result
-                show_events(events, display, sys.stdout, sys.stderr)
+                show_events(events, display, sys.stdout, sys.stderr, cards if live else None)
         except KeyboardInterrupt:
             print("! interrupted; the conversation is kept and can go on", file=sys.stderr)
 
@@ -149,6 +177,8 @@ class AgentMagics(Magics):
         for line in (setup.origin, setup.notice):  # the gateway and where it came from, first
             if line:
                 print(line)
+        if current is not None:
+            current.fragments.clear()  # kept only while their conversation lives
         self.conversation = Conversation(choice, setup)
         return self.conversation
 
@@ -200,9 +230,8 @@ class AgentMagics(Magics):
     def agent_demo(self, line: str) -> None:
         """Replay a recorded stream fragment by fragment: slots by index beside two wrong merges.
 
-        With a live kernel: Step and Play controls, with the table of every step beside them for
-        nbconvert and GitHub. JupyterLab shows "model not found" for a widget whose state was not
-        saved, so use --static (the table alone) in a notebook you commit.
+        With a live kernel: Step and Play controls, with the table of every step beside them; a
+        saved notebook keeps the table (notebook/saving.py). --static shows the table alone.
         """
         args = DEMO.parse_line(line)
         demo = FragmentDemo(args.stream)

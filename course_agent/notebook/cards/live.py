@@ -1,0 +1,123 @@
+"""A tool card as a live widget: it runs, finishes in place, replays edited calls, shows fragments.
+
+Displayed, one output carries the widget and the static card beside it, marked so that a saved
+notebook keeps only the static card (see notebook/saving.py). ipywidgets is imported only when a
+card is made. Deliberately not handled: sending a replay to the model (it never is).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+from ...protocol import ToolCall, ToolResult
+from ..saving import SAVE_STATIC
+from .fragments import TurnFragments, fragments_html
+from .static import MONO, ToolCard
+
+__all__ = ["MAX_REPLAYS", "LiveCard"]
+
+MAX_REPLAYS = 10  # replays a card keeps on show; older ones are dropped from the widget
+REPLAY_NOTE = (
+    "Runs the edited call through the same registry.execute, in this kernel. "
+    "Not sent to the model: the transcript is untouched."
+)
+
+
+class LiveCard:
+    """One call's card: header (the static card), edit-and-run, and the fragments behind it.
+
+    `replay` runs a call (the run's registry.execute); `turn` and `position` say which fragments
+    built this call (the `position`-th call of that turn).
+    """
+
+    def __init__(
+        self,
+        call: ToolCall,
+        replay: Callable[[ToolCall], ToolResult],
+        turn: TurnFragments | None = None,
+        position: int = 0,
+    ) -> None:
+        import ipywidgets as widgets
+
+        self.card = ToolCard(call)
+        self.replay, self.turn, self.position = replay, turn, position
+        self.replays: list[ToolCard] = []  # the last MAX_REPLAYS, oldest first
+        self.replay_count = 0
+        self.header = widgets.HTML(self.card._repr_html_())
+        self.name = widgets.Text(call.name, description="tool")
+        self.args = widgets.Textarea(
+            call.args, description="arguments", layout=widgets.Layout(width="95%")
+        )
+        run = widgets.Button(description="Run", tooltip="not sent to the model")
+        run.on_click(lambda _: self.run())
+        self.replayed = widgets.HTML("")
+        self.replay_box = widgets.VBox(
+            [widgets.HTML(f'<div style="{MONO}">{html.escape(REPLAY_NOTE)}</div>'), self.name,
+             self.args, run, self.replayed],
+            layout=widgets.Layout(display="none"),
+        )  # fmt: skip
+        self.fragments = widgets.HTML("", layout=widgets.Layout(display="none"))
+        count = len(turn.deltas) if turn else 0
+        compact = {"layout": widgets.Layout(width="auto")}
+        edit = widgets.ToggleButton(
+            description="edit & run", tooltip="replay with other arguments", **compact
+        )
+        unfold = widgets.ToggleButton(
+            description=f"fragments ({count})", tooltip="the fragments that built it", **compact
+        )
+        edit.observe(lambda change: self._show(self.replay_box, change["new"]), names="value")
+        unfold.observe(lambda change: self._unfold(change["new"]), names="value")
+        self.box = widgets.VBox(
+            [self.header, widgets.HBox([edit, unfold]), self.replay_box, self.fragments]
+        )
+
+    def __repr__(self) -> str:
+        return f"LiveCard({self.card})"
+
+    @staticmethod
+    def _show(widget: Any, visible: bool) -> None:
+        widget.layout.display = "" if visible else "none"
+
+    def _unfold(self, visible: bool) -> None:
+        if visible:  # drawn on demand: a turn's list can be long, and most cards stay folded
+            self.fragments.value = (
+                fragments_html(self.turn, self.position)
+                if self.turn is not None
+                else f'<div style="{MONO}">no fragments were recorded for this call</div>'
+            )
+        self._show(self.fragments, visible)
+
+    def finish(self, result: ToolResult) -> None:
+        self.card = ToolCard(self.card.call, result)
+        self.header.value = self.card._repr_html_()
+
+    def stop(self, reason: str) -> None:
+        self.card = ToolCard(self.card.call, stopped=reason)
+        self.header.value = self.card._repr_html_()
+
+    def run(self) -> ToolCard:
+        """Execute the edited call and show its card under the earlier ones."""
+        self.replay_count += 1
+        number = self.replay_count
+        call = ToolCall(f"{self.card.call.id}-replay-{number}", self.name.value, self.args.value)
+        try:
+            result = self.replay(call)
+        except Exception as exc:  # registry.execute does not raise; a plugged-in one might
+            result = ToolResult(f"the replay raised {type(exc).__name__}: {exc}", ok=False)
+        replayed = ToolCard(call, result)
+        self.replays = [*self.replays, replayed][-MAX_REPLAYS:]
+        first = number - len(self.replays) + 1
+        self.replayed.value = "".join(
+            f'<div style="{MONO}">replay {first + k}, not sent to the model:</div>'
+            f"{card._repr_html_()}"
+            for k, card in enumerate(self.replays)
+        )
+        return replayed
+
+    def _repr_mimebundle_(
+        self, include: Any = None, exclude: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        view = self.box._repr_mimebundle_() or {}
+        return {**view, **self.card._repr_mimebundle_()}, SAVE_STATIC
