@@ -1,7 +1,8 @@
 """The notebook face in a real browser: JupyterLab on loopback, headless Chromium via Playwright.
 
-Skipped where /usr/bin/chromium or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1
-(CI) makes that a failure. Screenshots go to tests/artifacts/ (gitignored): look at them.
+The server loads course_agent's save hook from the config file the package installs. Skipped where
+/usr/bin/chromium or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1 (CI) makes that a
+failure. Screenshots go to tests/artifacts/: look at them.
 """
 
 import importlib.util
@@ -17,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -24,6 +26,8 @@ from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = Path(__file__).parent / "notebooks"
+SERVER_CONFIG = REPO / "jupyter-config" / "jupyter_server_config.d" / "course_agent.json"
+WIDGETS_PLUGIN = "@jupyter-widgets/jupyterlab-manager:plugin"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -77,10 +81,21 @@ class Lab:
     token: str
     root: Path
 
-    def address(self, notebook: str) -> str:
+    def address(self, notebook: str, workspace: str = "") -> str:
         # A workspace per notebook: Lab would otherwise reopen the tabs of the previous test.
-        workspace = Path(notebook).stem
+        workspace = workspace or Path(notebook).stem
         return f"{self.url}/lab/workspaces/{workspace}/tree/{notebook}?token={self.token}"
+
+    def api(self, method: str, path: str, body: object = None) -> Any:
+        request = urllib.request.Request(
+            f"{self.url}/{path}",
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Authorization": f"token {self.token}"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            text = reply.read()
+        return json.loads(text) if text else None
 
 
 def free_port() -> int:
@@ -121,8 +136,9 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
     root.mkdir()
-    (home / "config").mkdir()
+    (home / "config" / "jupyter_server_config.d").mkdir(parents=True)
     (home / "config" / "jupyter_server_config.json").write_text(json.dumps(LAB_CONFIG))
+    shutil.copy(SERVER_CONFIG, home / "config" / "jupyter_server_config.d")  # the save hook
     settings = home / "settings"
     for plugin, values in LAB_SETTINGS.items():
         path = settings / f"{plugin}.jupyterlab-settings"
@@ -184,6 +200,23 @@ def open_notebook(page, lab: Lab, name: str, source: Path | None = None) -> None
     page.locator(".jp-Notebook .jp-Cell").first.wait_for()
 
 
+def save_and_reopen(page, lab: Lab, name: str) -> dict:
+    """File > Save Notebook, shut every kernel down (as a server restart would), open the notebook
+    again in a fresh workspace; return the notebook as saved."""
+    path = lab.root / name
+    before = path.stat().st_mtime_ns
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Save Notebook").first.click()
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while path.stat().st_mtime_ns == before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for kernel in lab.api("GET", "api/kernels"):
+        lab.api("DELETE", f"api/kernels/{kernel['id']}")
+    page.goto(lab.address(name, workspace=f"{Path(name).stem}-reopened"))
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for()
+    return json.loads(path.read_text())
+
+
 def run_all_cells(page) -> None:
     """Wait for the kernel, then Run > Run All Cells, as a person would."""
     page.get_by_text("Python 3 (ipykernel) | Idle").wait_for()
@@ -200,22 +233,73 @@ def card_summaries(page) -> list[str]:
     return page.locator(".jp-OutputArea-output details > summary").all_inner_texts()
 
 
-def test_mock_run_shows_glob_grep_read_file_cards_then_the_conclusion(lab, page):
+def heads(summaries: list[str]) -> list[str]:
+    return [summary.split("(")[0] for summary in summaries]
+
+
+# Every text a card summary shows, in order, whatever comes and goes between two animation frames.
+RECORD_SUMMARIES = """
+window.summariesSeen = [];
+new MutationObserver(() => {
+  for (const summary of document.querySelectorAll(".jp-OutputArea-output details > summary")) {
+    if (!window.summariesSeen.includes(summary.innerText)) {
+      window.summariesSeen.push(summary.innerText);
+    }
+  }
+}).observe(document.body, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def test_live_cards_run_finish_replay_unfold_and_reopen_static(lab, page):
     open_notebook(page, lab, "agent_mock.ipynb")
+    page.evaluate(RECORD_SUMMARIES)
     run_all_cells(page)
     page.get_by_text("the test goes green.").wait_for()
     screenshot(page, "agent_mock.png")
 
-    cards = card_summaries(page)
-    assert [card.split("(")[0] for card in cards] == ["v glob", "v grep", "v read_file"]
-    assert all(" fed back " in card for card in cards)
-    output = page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea").inner_text()
+    cell = page.locator(".jp-Cell").nth(2)
+    assert heads(card_summaries(page)) == ["✓ glob", "✓ grep", "✓ read_file"]
+    assert all(" fed back " in card for card in card_summaries(page))
+    output = cell.locator(".jp-OutputArea").inner_text()
     positions = [output.index(text) for text in ["glob(", "grep(", "read_file(", "goes green."]]
     assert positions == sorted(positions)
+    seen = page.evaluate("window.summariesSeen")
+    for name in ["glob", "grep", "read_file"]:  # each card said "running", then its result
+        running = [i for i, text in enumerate(seen) if text.startswith(f"… {name}(")]
+        done = [i for i, text in enumerate(seen) if text.startswith(f"✓ {name}(")]
+        assert running and done and running[0] < done[0], seen
+        assert seen[running[0]].endswith(") running")
 
-    read_file = page.locator(".jp-OutputArea-output details").nth(2)
-    read_file.locator("summary").click()  # the card opens onto the full result
-    assert "return Math.floor(a / b)" in read_file.locator("pre").inner_text()
+    cards = cell.locator(".jp-OutputArea-output").filter(has=page.locator("details"))
+    assert cards.count() == 3  # one output per card: updated in place, never added again
+    read_file = cards.nth(2)
+    read_file.locator("summary").first.click()  # the card opens onto the full result
+    assert "return Math.floor(a / b)" in read_file.locator("pre").first.inner_text()
+
+    read_file.get_by_role("button", name="edit & run").click()
+    read_file.locator("textarea").fill('{"file": "src/calc.js"}')
+    read_file.get_by_role("button", name="Run", exact=True).click()
+    replay = read_file.locator("summary", has_text="invalid arguments for read_file: path: Field")
+    replay.wait_for()
+    assert replay.inner_text().startswith('x read_file({"file": "src/calc.js"}) fed back ')
+    assert read_file.get_by_text("replay 1, not sent to the model:").is_visible()
+    screenshot(page, "agent_mock_replay.png")
+
+    grep = cards.nth(1)
+    grep.get_by_role("button", name="fragments (15)").click()
+    grep.get_by_text("turn 1: 15 fragments for 2 calls, in arrival order").wait_for()
+    rows = grep.locator("tr")
+    assert rows.count() == 15
+    assert rows.first.inner_text().split() == ["1", "index=2", "id=call_1_2", "name=grep", "args+="]
+    screenshot(page, "agent_mock_fragments.png")
+
+    saved = save_and_reopen(page, lab, "agent_mock.ipynb")
+    outputs = [output for output in saved["cells"][2]["outputs"] if "data" in output]
+    assert [set(output["data"]) for output in outputs] == [{"text/plain", "text/html"}] * 3
+    page.locator("summary", has_text="✓ read_file(").wait_for()  # static: no kernel needed
+    screenshot(page, "agent_mock_reopened.png")
+    assert heads(card_summaries(page)) == ["✓ glob", "✓ grep", "✓ read_file"]
+    assert page.get_by_text("Error displaying widget").count() == 0
 
 
 def test_a_saved_notebook_reopened_untrusted_still_shows_its_cards(lab, page, monkeypatch):
@@ -238,12 +322,21 @@ def test_a_saved_notebook_reopened_untrusted_still_shows_its_cards(lab, page, mo
     screenshot(page, "magics_tour_untrusted.png")
     trust = page.locator(".jp-StatusItem-trust").get_attribute("title") or ""
     assert trust.startswith("Notebook not trusted")
-    cards = [c.split("(")[0] for c in card_summaries(page) if c.startswith(("v ", "x "))]
-    assert cards[:4] == ["v glob", "v grep", "v read_file", "x edit_file"]
+    cards = [c.split("(")[0] for c in card_summaries(page) if c.startswith(("✓ ", "x "))]
+    assert cards[:4] == ["✓ glob", "✓ grep", "✓ read_file", "x edit_file"]
     assert page.get_by_text("3 requests re-sent").is_visible()  # the cost view, as HTML
 
 
-def test_the_demo_steps_and_plays_in_a_live_kernel(lab, page):
+@pytest.fixture
+def widget_state_saved(lab):
+    """Settings > Save Widget State Automatically, for one test: a saved notebook then carries the
+    widgets' state in its metadata, as it does for people who turned it on."""
+    lab.api("PUT", f"lab/api/settings/{WIDGETS_PLUGIN}", {"raw": '{"saveState": true}'})
+    yield
+    lab.api("PUT", f"lab/api/settings/{WIDGETS_PLUGIN}", {"raw": "{}"})
+
+
+def test_the_demo_steps_plays_and_reopens_as_static_tables(lab, widget_state_saved, page):
     open_notebook(page, lab, "fragments_demo.ipynb")
     run_all_cells(page)
     claude = page.locator(".jp-Cell").nth(2)
@@ -260,3 +353,13 @@ def test_the_demo_steps_and_plays_in_a_live_kernel(lab, page):
     text = interleaved.inner_text()
     assert "x [1]: glob" in text and "arguments are not JSON" in text  # arrival order broke
     assert '2: grep {"pattern":"divide\\\\("}' in text  # by index is right
+
+    # Saved live, with the widgets' state: the file keeps only the static tables, which show
+    # when it is reopened without a kernel ("model not found" before the save hook).
+    saved = save_and_reopen(page, lab, "fragments_demo.ipynb")
+    assert "application/vnd.jupyter.widget-state+json" in saved["metadata"]["widgets"]
+    assert "application/vnd.jupyter.widget-view+json" not in json.dumps(saved["cells"])
+    page.get_by_text("interleaved: the offline model's first turn").wait_for()
+    screenshot(page, "fragments_demo_reopened.png")
+    assert page.locator(".jp-OutputArea-output table").count() == 2  # both static tables
+    assert page.get_by_text("Error displaying widget").count() == 0

@@ -42,3 +42,12 @@ def test_no_request_yet():
     view = CostView(MESSAGES[:2])
     assert str(view) == "no model request yet"
     assert "no model request yet" in view._repr_html_()
+
+
+def test_each_row_stays_on_one_line():
+    html = CostView(MESSAGES)._repr_html_()
+    figures = re.findall(r'<span style="([^"]*)" title="[^"]*">\d+ chars', html)
+    assert len(figures) == 2
+    assert all(
+        "white-space:nowrap" in style and "text-overflow:ellipsis" in style for style in figures
+    )

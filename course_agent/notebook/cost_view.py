@@ -19,7 +19,10 @@ COLOURS = {"system": "#8250df", "user": "#0969da", "assistant": "#1a7f37", "tool
 ROW = "display:flex;align-items:center;gap:6px;margin:2px 0;font-family:monospace;font-size:12px"
 LABEL = "flex:none;width:7em;white-space:nowrap"
 # A fixed width, the same on every row: bars are only comparable against the same scale.
-TRACK = "flex:none;width:55%;display:flex;height:14px;background:#f6f8fa"
+TRACK = "flex:none;width:45%;display:flex;height:14px;background:#f6f8fa"
+# One line per request whatever the width: a row that wraps breaks the column of bars. What does
+# not fit ends in "…" and stays whole in the title (and in the text, for readers without styles).
+FIGURES = "flex:1;min-width:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis"
 
 
 class CostView:
@@ -43,7 +46,8 @@ class CostView:
         return (
             f'<div style="{ROW}"><span style="{LABEL}">request {cost.number}</span>'
             f'<span style="{TRACK}">{segments}</span>'
-            f"<span>{cost.total} chars ({html.escape(figures)})</span></div>"
+            f'<span style="{FIGURES}" title="{html.escape(figures)}">'
+            f"{cost.total} chars ({html.escape(figures)})</span></div>"
         )
 
     def _repr_html_(self) -> str:
