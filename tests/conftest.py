@@ -16,10 +16,6 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from course_agent.notebook.magics import register
 
-# The offline model at full speed in every kernel a test starts (nbclient, nbval, JupyterLab): a
-# live kernel would otherwise pace it for people to watch (notebook/pace.py).
-os.environ.setdefault("COURSE_AGENT_PACE", "0")
-
 # Every variable that settings.choose reads: a test sets the ones it means, and no other leaks in.
 SETTINGS = [
     "ANTHROPIC_API_KEY",

@@ -13,13 +13,14 @@ import pytest
 from gateway import fixture_reply, sse_reply, status_reply
 from IPython.core.error import UsageError
 from IPython.utils.capture import capture_output
+from jupyter_client import KernelManager
 from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 from nbformat.sign import NotebookNotary
 from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import check_transcript
-from course_agent.notebook.saving import SAVE_STATIC, static_outputs
+from course_agent.notebook.saving import SAVE_STATIC
 from course_agent.registry import default_registry
 from course_agent.render.cost import cost_lines, request_costs
 from course_agent.sandbox import QUESTION, build_sandbox
@@ -426,7 +427,6 @@ def execute(name: str, tmp_path: Path, monkeypatch, **options) -> nbformat.Noteb
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
     monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
-    monkeypatch.setenv("COURSE_AGENT_PACE", "0")  # a live kernel would pace the offline model
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
     client = NotebookClient(
         notebook,
@@ -451,10 +451,11 @@ def outputs_of(notebook, source_start: str) -> list:
     ]
 
 
-def test_a_kernel_shows_live_cards_that_read_and_save_as_static_ones(tmp_path, monkeypatch):
-    notebook = execute("magics_tour.ipynb", tmp_path, monkeypatch, store_widget_state=False)
+def test_a_saved_notebook_reads_without_widgets_or_trust(tmp_path, monkeypatch):
+    notebook = execute("magics_tour.ipynb", tmp_path, monkeypatch)
     text = (tmp_path / "magics_tour.ipynb").read_text()
     assert "widgets" not in notebook.metadata
+    assert WIDGET_VIEW not in text  # nbclient is no notebook frontend: static cards, as before
     assert FAKE_KEY not in text
     assert "Traceback" not in text
 
@@ -465,11 +466,9 @@ def test_a_kernel_shows_live_cards_that_read_and_save_as_static_ones(tmp_path, m
         "v read_file",
         "x edit_file",
     ]
-    for card in cards:  # in a kernel, each card is a widget with its static card beside it
-        assert set(card.data) == {WIDGET_VIEW, "text/plain", "text/html"}
-        assert card.metadata == SAVE_STATIC
+    for card in cards:
+        assert set(card.data) == {"text/plain", "text/html"}
         assert card.data["text/html"].startswith("<details")
-        assert "running" not in card.data["text/plain"]  # the display was updated in place
     streams = [
         o.text for o in outputs_of(notebook, "%%agent --mock\n") if o.output_type == "stream"
     ]
@@ -480,23 +479,89 @@ def test_a_kernel_shows_live_cards_that_read_and_save_as_static_ones(tmp_path, m
     assert failure.text.count("\n") == 1
 
     assert not NotebookNotary(data_dir=str(tmp_path)).check_signature(notebook)  # untrusted
-    exported, _ = HTMLExporter().from_notebook_node(notebook)  # no widget state: the cards
+    exported, _ = HTMLExporter().from_notebook_node(notebook)
     assert exported.count("<details") >= 3 + 3  # three tool cards and three tool schemas
     assert "fed back" in exported
 
-    # What the server's save hook does: the file keeps the static cards and no widget view.
-    assert static_outputs(notebook) == len(cards)
-    assert WIDGET_VIEW not in nbformat.writes(notebook)
-    assert all(set(card.data) == {"text/plain", "text/html"} for card in cards)
 
-
-def test_the_live_demo_offers_its_static_table_to_frontends_without_widgets(tmp_path, monkeypatch):
-    notebook = execute("fragments_demo.ipynb", tmp_path, monkeypatch, store_widget_state=False)
-    assert "widgets" not in notebook.metadata
+def test_outside_a_notebook_frontend_the_demo_is_its_static_table(tmp_path, monkeypatch):
+    notebook = execute("fragments_demo.ipynb", tmp_path, monkeypatch)
     for source in ["%agent_demo claude", "%agent_demo interleaved"]:
         (output,) = outputs_of(notebook, source)
-        assert {WIDGET_VIEW, "text/html", "text/plain"} <= set(output.data)
+        assert set(output.data) == {"text/html", "text/plain"}
         assert "<table" in output.data["text/html"]
-        assert output.metadata == SAVE_STATIC  # a saved notebook keeps only the table
     exported, _ = HTMLExporter().from_notebook_node(notebook)
     assert exported.count("by subscript from 0") >= 2  # nbconvert shows both static tables
+
+
+# -- a kernel driven as JupyterLab drives it: each cell sent with its cellId ----------------------
+
+
+def run_as_jupyterlab(cells: list[str], tmp_path: Path, monkeypatch) -> list[list[dict]]:
+    """Run `cells` in a fresh kernel, each sent with a cellId as JupyterLab sends it; return the
+    iopub messages each one caused (display_data, update_display_data, comm_open, ...)."""
+    for variable in SETTINGS:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "runtime"))
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=str(tmp_path))
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        replies = []
+        for number, code in enumerate(cells):
+            content = {"code": code, "silent": False, "store_history": True,
+                       "user_expressions": {}, "allow_stdin": False}  # fmt: skip
+            request = client.session.msg(
+                "execute_request", content, metadata={"cellId": f"c{number}"}
+            )
+            client.shell_channel.send(request)
+            messages = []
+            while True:
+                message = client.get_iopub_msg(timeout=60)
+                if message["parent_header"].get("msg_id") != request["header"]["msg_id"]:
+                    continue
+                if message["msg_type"] == "status":
+                    if message["content"]["execution_state"] == "idle":
+                        break
+                    continue
+                messages.append(message)
+            replies.append(messages)
+        return replies
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def test_in_jupyterlab_each_card_is_one_live_display_updated_in_place(tmp_path, monkeypatch):
+    _, run, demo = run_as_jupyterlab(
+        ["%load_ext course_agent", f"%%agent --mock --pace 0\n{QUESTION}", "%agent_demo claude"],
+        tmp_path,
+        monkeypatch,
+    )
+    shown = [m for m in run if m["msg_type"] == "display_data"]
+    updated = [m for m in run if m["msg_type"] == "update_display_data"]
+    assert [m["content"]["data"]["text/plain"] for m in shown] == [
+        '> glob({"pattern":"**/*.js"}) running',
+        '> grep({"pattern":"divide\\\\("}) running',
+        '> read_file({"path":"src/calc.js"}) running',
+    ]
+    assert heads([m["content"]["data"]["text/plain"] for m in updated]) == [
+        "v glob",
+        "v grep",
+        "v read_file",
+    ]
+    for first, last in zip(shown, updated, strict=True):  # the same display, the same widget
+        assert first["content"]["transient"] == last["content"]["transient"]
+        assert first["content"]["data"][WIDGET_VIEW] == last["content"]["data"][WIDGET_VIEW]
+        assert set(last["content"]["data"]) == {WIDGET_VIEW, "text/plain", "text/html"}
+        assert last["content"]["metadata"] == SAVE_STATIC  # saved as the static card
+    assert any(m["msg_type"] == "comm_open" for m in run)  # the widgets themselves
+
+    (table,) = [m["content"] for m in demo if m["msg_type"] == "display_data"]
+    assert {WIDGET_VIEW, "text/html", "text/plain"} == set(table["data"])
+    assert "<table" in table["data"]["text/html"] and table["metadata"] == SAVE_STATIC

@@ -76,7 +76,7 @@ AGENT.add_argument(
     type=float,
     metavar="SECONDS",
     help=f"offline: wait SECONDS before each streamed word or fragment (default ${PACE_VARIABLE}, "
-    "else 0.05 in a live kernel; 0 is full speed)",
+    "else 0.05 in JupyterLab; 0 is full speed)",
 )
 
 SELFTEST = _Parser("%agent_selftest", "The lab's seven checks, optionally on your own code.")
@@ -134,7 +134,7 @@ class AgentMagics(Magics):
         if args.root is not None and not Path(args.root).expanduser().is_dir():
             raise UsageError(f"%%agent: --root {args.root} is not a directory")
 
-        live = getattr(self.shell, "kernel", None) is not None  # ipykernel: a frontend may listen
+        live = self._notebook_frontend()
         try:
             pace = choose_pace(args.pace, os.environ, live)
         except ValueError as exc:
@@ -162,6 +162,15 @@ class AgentMagics(Magics):
                 show_events(events, display, sys.stdout, sys.stderr, cards if live else None)
         except KeyboardInterrupt:
             print("! interrupted; the conversation is kept and can go on", file=sys.stderr)
+
+    def _notebook_frontend(self) -> bool:
+        """Was this cell sent by a notebook frontend, which draws widgets and updates a display in
+        place? JupyterLab (and Notebook 7, built on it) sends the cell's id with it; nbclient,
+        nbval and plain IPython do not, and get static cards as calls finish (nbval would compare
+        a card's first display: it ignores updates)."""
+        kernel = getattr(self.shell, "kernel", None)
+        request = kernel.get_parent() if kernel is not None else None  # the execute_request
+        return "cellId" in ((request or {}).get("metadata") or {})
 
     def _conversation(self, args: argparse.Namespace) -> Conversation:
         """The current conversation, or a fresh one when asked for or when the options changed."""
@@ -235,8 +244,7 @@ class AgentMagics(Magics):
         """
         args = DEMO.parse_line(line)
         demo = FragmentDemo(args.stream)
-        live = getattr(self.shell, "kernel", None) is not None  # ipykernel: a frontend may listen
-        display(demo.player() if live and not args.static else demo)
+        display(demo.player() if self._notebook_frontend() and not args.static else demo)
 
     @no_var_expand
     @line_magic

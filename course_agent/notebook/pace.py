@@ -1,8 +1,8 @@
 """Slow an offline model down to a readable pace, so a class can watch a run stream without a key.
 
 `paced(model, seconds)` waits before each streamed piece (a word of text, a call fragment); the
-default comes from COURSE_AGENT_PACE, else DEFAULT_PACE in a live kernel. Deliberately not
-handled: real gateways (they have their own pace) and the CLI or self-test (full speed).
+default comes from COURSE_AGENT_PACE, else DEFAULT_PACE in a notebook frontend (JupyterLab).
+Deliberately not handled: real gateways (they have their own pace), the CLI, the self-test.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ MAX_PACE = 2.0  # slower than this is a typo, not a teaching choice
 
 
 def choose_pace(given: float | None, env: Mapping[str, str], live: bool) -> float:
-    """--pace if given, else $COURSE_AGENT_PACE, else DEFAULT_PACE in a live kernel and 0 outside.
+    """--pace if given, else $COURSE_AGENT_PACE, else DEFAULT_PACE where people watch (`live`),
+    0 elsewhere.
 
     Raises ValueError naming the bad value and the range.
     """
