@@ -1,3 +1,5 @@
+import tracemalloc
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -94,3 +96,18 @@ def test_a_long_turn_shows_a_bounded_list_and_says_how_much_is_missing():
     assert text.count("<tr") == 400
     assert "600 more not shown" in text
     assert f"7 not kept (each conversation keeps {MAX_KEPT_CHARS} chars)" in text
+
+
+def test_a_full_log_holds_about_a_quarter_megabyte():
+    # The README's figure: tracemalloc counts what the kept fragments really take.
+    tracemalloc.start()
+    try:
+        log = FragmentLog()
+        turn = log.start_turn()
+        while not turn.left_out:
+            log.add(turn, piece("x" * 8 + str(len(turn.deltas))))  # a fresh string each time
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(turn.deltas) > 1_000
+    assert held < 300 * 1024
