@@ -259,3 +259,12 @@ def test_cards_of_a_turn_know_their_place_among_its_calls():
     events += [TurnStarted(2), ToolStarted(calls[2]), ToolFinished(calls[2], RESULTS["ok"])]
     show_events(events, Screen().display, io.StringIO(), io.StringIO(), Recording(None))
     assert made == [("glob", 0), ("grep", 1), ("read_file", 0)]
+
+
+def test_control_characters_are_escaped_in_the_line_as_the_terminal_escapes_them():
+    call = ToolCall("c", "re\x1b[2Jad", '{"path": "\x07a"}')
+    result = ToolResult("\x1b]0;pwned\x07 file")
+    assert str(ToolCard(call, result)) == (
+        'v re\\x1b[2Jad({"path": "\\x07a"}) fed back 15 chars - \\x1b]0;pwned\\x07 file'
+    )
+    assert str(ToolCard(call)) == '> re\\x1b[2Jad({"path": "\\x07a"}) running'

@@ -241,7 +241,8 @@ def model_options(parser) -> dict:
             action.nargs,
         )
         for action in parser._actions
-        if action.dest not in ("help", "question", "selftest", "new")
+        # --new and --pace are the magic's own: a conversation across cells, a class watching
+        if action.dest not in ("help", "question", "selftest", "new", "pace")
     }
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...protocol import ToolCall, ToolResult
-from ...render.terminal import card_line, first_line
+from ...render.terminal import card_line, first_line, printable
 
 __all__ = ["ARGS_CHARS", "NAME_CHARS", "ToolCard", "ToolsView", "clip"]
 
@@ -52,14 +52,15 @@ class ToolCard:
     stopped: str = ""  # why there will be no result (an interrupt); "" while running or done
 
     def __str__(self) -> str:
-        name, args = clip(self.call.name, NAME_CHARS), clip(self.call.args, ARGS_CHARS)
+        # Controls escaped, as the terminal prints them: plain IPython writes this to a terminal.
+        call = printable(f"{clip(self.call.name, NAME_CHARS)}({clip(self.call.args, ARGS_CHARS)})")
         if self.result is None:
             state = f"not run: {self.stopped}" if self.stopped else "running"
-            return f"{'!' if self.stopped else '>'} {name}({args}) {state}"
+            return f"{'!' if self.stopped else '>'} {call} {state}"
         # card_line is `v name fed back ...`: the arguments go right after the name.
         line = card_line(self.call, self.result)
-        rest = line[len("v ") + len(self.call.name) :]
-        return f"{line[0]} {name}({args}){rest}"
+        rest = line[len(printable(f"v {self.call.name}")) :]
+        return f"{line[0]} {call}{rest}"
 
     def _summary(self) -> tuple[str, str]:
         """The summary line as HTML, and the colour of the card's left edge."""
