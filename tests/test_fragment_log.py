@@ -77,6 +77,9 @@ def test_slots_follow_the_accumulator_even_without_an_index():
         ToolCallDelta(None, args_delta='{"pattern":"x"}'),
     ]
     assert slot_order(deltas) == ([0, 0, 1, 1], [0, 1])
+    grep = fragments_html(TurnFragments(1, deltas), 1)
+    assert "in bold, this call (slot 1)" in grep
+    assert grep.count("font-weight:bold") == 2
 
 
 def test_the_list_colours_each_index_and_bolds_the_asked_for_call():

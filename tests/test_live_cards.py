@@ -119,7 +119,9 @@ def test_the_fragments_toggle_lists_the_turns_fragments_with_this_calls_in_bold(
     toggle(grep, "fragments (15)")
     assert grep.fragments.layout.display == ""
     table = grep.fragments.value
-    assert "turn 1: 15 fragments for 2 calls" in table
+    assert (
+        "turn 1: 15 fragments for 2 calls, in arrival order; in bold, this call (index 2)" in table
+    )
     assert table.count("<tr") == 15
     assert table.count("font-weight:bold") == 8  # grep's head and its 7 pieces
     assert table.index("name=grep") < table.index("name=glob")  # arrival order, as streamed
