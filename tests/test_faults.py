@@ -118,7 +118,8 @@ def run_cell(shell, source):
 
 
 def card_names(captured) -> list[str]:
-    return [output.data["text/plain"].split()[1] for output in captured.outputs]
+    # `v glob({"pattern":"**/*.js"}) fed back ...`: the name runs up to the arguments
+    return [output.data["text/plain"].split()[1].split("(")[0] for output in captured.outputs]
 
 
 @pytest.mark.parametrize("turn", [1, 2], ids=["first turn", "second turn"])

@@ -14,6 +14,7 @@ from course_agent.notebook.merges import (
     merge_by_subscript,
     merge_in_arrival_order,
 )
+from course_agent.notebook.saving import SAVE_STATIC
 
 
 def in_index_order(merged):
@@ -102,7 +103,8 @@ def test_the_player_steps_and_offers_the_static_table_beside_the_widget():
     assert player.slider.value == len(demo.fragments)
     player.go(-5)
     assert player.view.value == demo.step_html(0)
-    bundle = player._repr_mimebundle_()
+    bundle, metadata = player._repr_mimebundle_()
+    assert metadata == SAVE_STATIC  # a saved notebook keeps the table, not the widget
     view = bundle["application/vnd.jupyter.widget-view+json"]
     assert view["model_id"] == player.box.model_id
     assert bundle["text/html"] == demo._repr_html_()

@@ -27,6 +27,13 @@ CARDS = [
     '> read_file({"path":"src/calc.js"})',
     "v read_file fed back 386 chars - src/calc.js (lines 1-13 of 13)",
 ]
+# The notebook's cards: the terminal's card lines with the arguments after the name.
+NOTEBOOK_CARDS = [
+    'v glob({"pattern":"**/*.js"}) fed back 50 chars - src/calc.js',
+    'v grep({"pattern":"divide\\\\("}) fed back 361 chars - '
+    "src/calc.js:8:export function divide(a, b) {",
+    'v read_file({"path":"src/calc.js"}) fed back 386 chars - src/calc.js (lines 1-13 of 13)',
+]
 CONCLUSION = (
     "The test 'divide' is red because src/calc.js line 12 rounds down: "
     "`return Math.floor(a / b)` turns divide(7, 2) into 3, while test/calc.test.js expects 3.5. "
@@ -84,7 +91,7 @@ def test_a_magic_session_replays_offline_with_the_same_cards(shell, monkeypatch,
     monkeypatch.delenv("OPENAI_API_KEY")
     replayed = run_cell(shell, f"%%agent --replay s.jsonl --root {root}\n{QUESTION}")
 
-    assert [output.data["text/plain"] for output in live.outputs] == CARDS[1::2]
+    assert [output.data["text/plain"] for output in live.outputs] == NOTEBOOK_CARDS
     assert [output.data for output in replayed.outputs] == [output.data for output in live.outputs]
     origin, shown = live.stdout.split("\n", 1)
     assert (
@@ -122,7 +129,7 @@ def test_the_committed_session_replays_its_cards_and_conclusion(cli, tmp_path):
 def test_the_committed_session_replays_in_the_magic(shell, tmp_path):
     root = build_sandbox(tmp_path)
     captured = run_cell(shell, f"%%agent --replay {COMMITTED} --root {root}\n{QUESTION}")
-    assert [output.data["text/plain"] for output in captured.outputs] == CARDS[1::2]
+    assert [output.data["text/plain"] for output in captured.outputs] == NOTEBOOK_CARDS
     assert captured.stdout.endswith(f"{CONCLUSION}\n")
 
 
