@@ -141,6 +141,14 @@ def _feedback_problem(watch: Watch, probes: Probes, case: BadCall, ctx: ToolCont
             f"echo's run was handed a {got[0]}, not its validated arguments: "
             "pass it tool.args.model_validate(parsed)"
         )
+    runs = len(probes.handed) - handed
+    if case.must_say and runs:
+        return (
+            "echo ran although its arguments fail its schema: validate them with "
+            "tool.args.model_validate(parsed) first, and return the failure instead"
+        )
+    if case.call.name == "echo" and not case.must_say and runs > 1:
+        return f"echo ran {runs} times for one call: run the tool once"
     if not isinstance(result, ToolResult):
         return f"execute_call returned {shown(result)}: return a ToolResult"
     if not case.must_say:  # a call that must run, and come back as the tool returned it

@@ -32,8 +32,13 @@ class Watch:
     """Runs a student's function and notes whether it runs the package's own answer instead,
     say through a wrapper or a subclass; `verdict` then fails the check.
 
-    The package itself (the default, or an import the grader refuses) is not watched; nor is any
-    call while another profiler (cProfile, say) holds the hook.
+    It watches with `sys.setprofile`, in this thread. A profiler already set as a Python function
+    is set aside while the student's code runs and put back after; one that cannot be put back
+    (cProfile's) fails the check, as does student code that changes the profiler itself: either
+    way the self-test could not see what ran. The package itself (the default, or an import the
+    grader refuses) is not watched. Deliberately not handled: the package's answer run in another
+    thread, or as a copy of its code; like patching the package, that is code written against
+    the self-test.
     """
 
     def __init__(self, student: object, package: object, *functions: Callable[..., Any]) -> None:
@@ -41,23 +46,40 @@ class Watch:
         # code object -> its name: a frame running one of them is the package's answer at work
         self.codes = {f.__code__: f"{f.__module__}.{f.__qualname__}" for f in functions}
         self.entered: list[str] = []
+        self.unseen = ""  # why the student's code could not be watched, when it could not
+        self.hook = self._profile  # one bound method, so that `is` recognises it afterwards
 
     def __call__(self, function: Callable[..., Any], *args: Any) -> Any:
-        if not self.active or sys.getprofile() is not None:
+        before = sys.getprofile()
+        if not self.active:
             return function(*args)
-        sys.setprofile(self._profile)
+        if before is not None and not callable(before):
+            kind = f"{type(before).__module__}.{type(before).__qualname__}"
+            self.unseen = self.unseen or (
+                f"a profiler ({kind}) was running, so the self-test could not see what {{own}} "
+                "ran: stop it (profiler.disable()) and run the self-test again"
+            )
+            return function(*args)
+        sys.setprofile(self.hook)
         try:
             return function(*args)
         finally:
-            sys.setprofile(None)
+            if sys.getprofile() is not self.hook:
+                self.unseen = self.unseen or (
+                    "{own} changed the profiler (sys.setprofile), so the self-test could not see "
+                    "what it ran: leave sys.setprofile alone"
+                )
+            sys.setprofile(before)
 
     def _profile(self, frame: Any, event: str, arg: object) -> None:
         if event == "call" and frame.f_code in self.codes:
             self.entered.append(self.codes[frame.f_code])
 
     def verdict(self) -> None:
+        own = getattr(self.student, "__name__", "yours")
+        if self.unseen:
+            raise CheckFailed(self.unseen.format(own=own))
         if self.entered:
-            own = getattr(self.student, "__name__", "yours")
             raise CheckFailed(f"{own} runs the package's own {self.entered[0]}: write your own")
 
 

@@ -1,7 +1,8 @@
 """Check 3: a student's accumulator merges generated fragment streams into the right calls.
 
-Streams start at index 0, 1 or 7, skip numbers, interleave, and send ids and names once, in every
-fragment or blanked. Deliberately not handled: fragments without an index (the lab promises one).
+Streams start at index 0, 1 or 7, skip numbers, interleave, send ids and names once, in every
+fragment or blanked, and cut arguments inside escapes and around spaces; a turn cut short is never
+drained. Deliberately not handled: fragments without an index (the lab promises one).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ HEADS = {
     "repeated": "ids and names repeated in every fragment",
     "blanked": "later fragments with empty ids and names",
     "whole": "each call whole in one fragment",
-    "no id": "a call that never gets an id",
+    "missing": "a call that never gets an id, one that never gets a name",
 }
 # (indexes, how heads travel, arrival): every start (0, 1, 7), gaps, interleaving.
 STREAMS = [
@@ -60,7 +61,7 @@ STREAMS = [
     ((7, 9, 12), "blanked", "heads out of order"),
     ((0, 2, 3), "repeated", "interleaved"),
     ((1,), "whole", "in order"),
-    ((0, 1, 2), "no id", "interleaved"),
+    ((1, 3, 4), "missing", "interleaved"),  # no id at index 3, the second: name it by its index
     ((7, 8), "once", "in order"),
     ((3, 5), "whole", "heads out of order"),
     ((1, 2, 3), "blanked", "interleaved"),
@@ -82,11 +83,14 @@ def _call_id(rng: random.Random) -> str:
 
 
 def _cut(rng: random.Random, text: str) -> list[str]:
-    """`text` in pieces, cut at random points and right after a backslash (inside an escape)."""
+    """`text` in pieces, cut at random points, right after a backslash (inside an escape) and
+    around its first space, so that one piece is a lone " " (a gateway may send one)."""
     if len(text) < 2:
         return [text] if text else []
     cuts = set(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(1, 6))))
     cuts |= {i + 1 for i, char in enumerate(text[:-1]) if char == "\\"}
+    if " " in text[1:-1]:
+        cuts |= {text.index(" ", 1), text.index(" ", 1) + 1}
     bounds = [0, *sorted(cuts), len(text)]
     return [text[a:b] for a, b in itertools.pairwise(bounds)]
 
@@ -94,9 +98,10 @@ def _cut(rng: random.Random, text: str) -> list[str]:
 def _fragments(rng: random.Random, index: int, call: ToolCall, heads: str) -> list[ToolCallDelta]:
     pieces = [call.args] if heads == "whole" else _cut(rng, call.args)
     head_id = None if heads == "no id" else call.id
+    head_name = call.name or None  # a call that never gets a name: drain gives it ""
     # The head carries no arguments, "", or the first piece, as gateways variously do.
     first = pieces.pop(0) if pieces and (heads == "whole" or rng.random() < 0.4) else None
-    deltas = [ToolCallDelta(index, head_id, call.name, first or rng.choice([None, ""]))]
+    deltas = [ToolCallDelta(index, head_id, head_name, first or rng.choice([None, ""]))]
     later = {"repeated": (call.id, call.name), "blanked": ("", "")}.get(heads, (None, None))
     deltas += [ToolCallDelta(index, *later, piece) for piece in pieces]
     return deltas
@@ -127,11 +132,15 @@ def merge_cases(rng: random.Random) -> list[MergeCase]:
         calls, fragments = [], []
         chosen = rng.sample(ARGUMENTS, len(indexes))
         for n, (index, (name, args)) in enumerate(zip(indexes, chosen, strict=True)):
-            # In the "no id" stream only the second call goes without: drain names it call_<index>.
-            mode = "once" if heads == "no id" and n != 1 else heads
+            # In the "missing" stream the second call never gets an id (drain names it
+            # call_<index>) and the third never gets a name (drain gives it "").
+            mode = {1: "no id", 2: "no name"}.get(n, "once") if heads == "missing" else heads
             call_id = f"call_{index}" if mode == "no id" else _call_id(rng)
-            text = "" if args is None else json.dumps(args, separators=(",", ":"))
-            calls.append(ToolCall(call_id, name, text))
+            # Compact JSON, or spaced as many models write it: `{"path": "a", "limit": 4}`.
+            spaced = (number + n) % 2 == 1
+            separators = (", ", ": ") if spaced else (",", ":")
+            text = "" if args is None else json.dumps(args, separators=separators)
+            calls.append(ToolCall(call_id, "" if mode == "no name" else name, text))
             fragments.append(_fragments(rng, index, calls[-1], mode))
         listed = ", ".join(map(str, indexes))
         label = f"stream {number} (indexes {listed}; {HEADS[heads]}; {order})"
@@ -147,7 +156,7 @@ def _drained(watch: Watch, accumulator: Callable[[], Any], case: MergeCase) -> l
         for delta in case.deltas:
             watch(merger.push, delta)
         where = "drain"
-        return list(watch(merger.drain))
+        calls = watch(merger.drain)
     except Exception as exc:
         said = raised(exc, where)
         if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
@@ -155,6 +164,9 @@ def _drained(watch: Watch, accumulator: Callable[[], Any], case: MergeCase) -> l
         if isinstance(exc, IndexError | KeyError):
             return f"{said}; the index is a label, not a position: key a dict by it"
         return said
+    if not isinstance(calls, list | tuple):  # a generator would run after the watch, unseen
+        return f"drain returned a {type(calls).__name__}: return a list of ToolCall(id, name, args)"
+    return list(calls)
 
 
 def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
@@ -174,7 +186,13 @@ def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
         if stale:
             return (
                 f"a new ToolCallAccumulator() still held {shown(stale)} from an earlier stream: "
-                "create its state in __init__, not on the class"
+                "create its state in __init__, not on the class (drain is not always reached)"
+            )
+        lost = [call for call in case.want if call.id not in ids]
+        if len(mine) < len(want) and all(call.args == "" for call in lost):
+            return (
+                f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}: "
+                f"{lost[0].id!r} came without arguments (''), and is a call all the same"
             )
         return (
             f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}, one per index "
@@ -194,6 +212,11 @@ def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
                 return (
                     f"call {want_id!r} lost the arguments sent with the head ({shown(head)}): "
                     "append the head's args_delta too"
+                )
+            if args.replace(" ", "") == want_args.replace(" ", ""):
+                return (
+                    f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}: "
+                    "spaces were lost; append every args_delta as it is, even one of only spaces"
                 )
             if args and want_args.endswith(args):
                 return (
@@ -216,18 +239,35 @@ def _explain_head(case: MergeCase, index: int, what: str, value: object, right: 
             f"write the {what} only when it is non-empty"
         )
     if what == "id" and right == f"call_{index}":
-        return f"the call at index {index} never got an id: expected {right!r}, got {shown(value)}"
+        return (
+            f"the call at index {index} never got an id: expected {right!r}, got {shown(value)}; "
+            "name it after its index, not its position"
+        )
+    if what == "name" and right == "":
+        return f"the call at index {index} never got a name: expected '', got {shown(value)}"
     return f"the call at index {index} has {what} {shown(value)}, expected {right!r}"
+
+
+def _cut_short(watch: Watch, accumulator: Callable[[], Any]) -> None:
+    """A turn the gateway cut short: the course's first fragments pushed, and never drained."""
+    try:
+        merger = watch(accumulator)
+        for delta in COURSE_STREAM[:4]:
+            watch(merger.push, delta)
+    except Exception:  # the course's stream, run just before, has already said what is wrong
+        pass
 
 
 def check_merging(accumulator: Callable[[], Any], rng: random.Random) -> str:
     cases = merge_cases(rng)
     failures, seen = [], set()
     watch = Watch(accumulator, ToolCallAccumulator, *PACKAGE_ANSWER)
-    for case in cases:
+    for number, case in enumerate(cases):
         if problem := _merge_problem(watch, case, seen):
             failures.append(f"{case.label}: {problem}")
         seen |= {call.id for call in case.want}
+        if number == 0:  # whatever it left behind must not reach the streams after it
+            _cut_short(watch, accumulator)
     watch.verdict()
     first_of(failures, len(cases), "streams")
     return (

@@ -21,14 +21,15 @@ TAIL = MAX_RESULT_CHARS - HEAD
 
 
 def _text(rng: random.Random, size: int) -> str:
-    """`size` characters of numbered lines, some not ASCII: every cut point is recognisable."""
+    """`size` characters of numbered lines, some not ASCII, ending in a newline as tool output
+    does: every cut point is recognisable, and a stripped end shows."""
     words = ["rate", "total", "café", "naïve", "Σ", "→", "ok"]
     lines, total, n = [], 0, 0
     while total < size:
         line = f"{n:05d} {rng.choice(words)} {rng.randint(0, 9999)}\n"
         lines.append(line)
         total, n = total + len(line), n + 1
-    return "".join(lines)[:size]
+    return "".join(lines)[: size - 1] + "\n" if size else ""
 
 
 def _a(size: int) -> str:
@@ -53,10 +54,16 @@ def results_to_truncate(rng: random.Random) -> list[tuple[str, ToolResult]]:
 
 def _truncation_problem(watch: Watch, result: ToolResult) -> str:
     want = truncate_result(result)
+    given = ToolResult(result.content, result.ok, dict(result.meta))  # its own meta to spoil
     try:
-        out = watch(watch.student, ToolResult(result.content, result.ok, dict(result.meta)))
+        out = watch(watch.student, given)
     except Exception as exc:
         return raised(exc, "truncate_result")
+    if given != result:
+        return (
+            f"the result you were given changed (its meta became {shown(dict(given.meta), 70)}): "
+            "leave it alone and build a new one, meta={**result.meta, ...}"
+        )
     if not isinstance(out, ToolResult):
         return f"truncate_result returned {shown(out)}: return a ToolResult"
     if out == want:
@@ -75,6 +82,13 @@ def _truncation_problem(watch: Watch, result: ToolResult) -> str:
             f"it fits in {MAX_RESULT_CHARS}, so it must come back unchanged: {'; '.join(changed)}"
         )
     text, got = result.content, out.content
+    if got == text:
+        advice = (
+            "a failed result is cut like any other"
+            if not result.ok
+            else ("compare len(result.content) itself with MAX_RESULT_CHARS")
+        )
+        return f"it is {len(text)} chars, over {MAX_RESULT_CHARS}, yet came back uncut: {advice}"
     note = want.content[HEAD:-TAIL]
     at = got.find(note)
     if at == -1:

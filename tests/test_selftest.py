@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
-from wrong_implementations import BEYOND_THE_LAB, RIGHT, WRONG
+from wrong_implementations import ALTERNATIVES, BEYOND_THE_LAB, CHEATS, RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
-from course_agent.selftest import Check, SelftestReport, run_selftest
+from course_agent.selftest import SEED, Check, SelftestReport, run_selftest
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 EXERCISES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
@@ -35,6 +36,17 @@ MESSAGES: dict[str, list[str]] = {
         "lost the arguments sent with the head",
         "append",
     ],
+    "accumulator names a call without id after its position": [
+        "indexes 1, 3, 4",
+        "never got an id: expected 'call_3'",
+        "not its position",
+    ],
+    "accumulator leaves a call without a name as None": ["never got a name", "got None"],
+    "accumulator skips fragments of only spaces": ["spaces were lost", "even one of only spaces"],
+    "accumulator strips every fragment": ["spaces were lost", "append every args_delta"],
+    "accumulator drops calls that have no arguments": ["without arguments", "a call all the same"],
+    "accumulator shares one dict and empties it in drain": ["earlier stream", "__init__"],
+    "accumulator drains a generator": ["drain returned a generator", "return a list"],
     "accumulator parses every fragment as JSON": ["JSONDecodeError", "parse nothing"],
     "executor skips schema validation": ["not its validated arguments", "model_validate"],
     "executor validates, then runs the tool on the raw dict": ["handed a dict", "model_validate"],
@@ -44,6 +56,10 @@ MESSAGES: dict[str, list[str]] = {
         "execute_call raised",
         "instead of raising",
     ],
+    "executor catches only JSON errors": ["missing phrase", "raised ValidationError", "instead"],
+    "executor builds the arguments without validating them": ["echo ran although", "validate"],
+    "executor runs the tool twice": ["a valid call echo", "echo ran 2 times", "once"],
+    "executor returns a ToolError as a good result": ["raises ToolError", "ok=True", "ok=False"],
     "executor says only 'Operation failed'": ["unknown tool", "'Operation failed'", "name"],
     "executor's unknown-tool text names no tools": ["unknown tool", "echo, guard"],
     "executor names the day's three tools, not the ones it was given": ["echo, guard", "tools"],
@@ -63,6 +79,13 @@ MESSAGES: dict[str, list[str]] = {
     "truncation keeps 8000 chars including the note": ["20000-char", "head"],
     "truncation swaps the head and tail shares": ["20000-char", "head"],
     "truncation turns a failed result into a good one": ["ok=False", "replace"],
+    "truncation writes into the meta of the result it was given": [
+        "20000-char",
+        "the result you were given changed",
+        "build a new one",
+    ],
+    "truncation measures the text without its trailing newline": ["8001-char", "came back uncut"],
+    "truncation leaves failed results uncut": ["char failed result", "cut like any other"],
     "truncation rounds the number of chars cut": ["the note", "of 8001"],
 }
 
@@ -104,6 +127,67 @@ def test_each_wrong_answer_fails_its_check_naming_the_case(name: str) -> None:
     missing = [part for part in MESSAGES[name] if part not in check.line]
     assert not missing, f"{name}: {check.line!r} does not say {missing}"
     assert "\n" not in check.line and len(check.line) <= 320, check.line
+
+
+# What the failed check's line must say for each cheat: it was seen, and what to stop doing.
+CHEAT_MESSAGES: dict[str, list[str]] = {
+    "accumulator turns the profiler off, then runs the package's": [
+        "changed the profiler",
+        "leave sys.setprofile alone",
+    ],
+    "executor turns the profiler off, then runs the package's": ["execute_call changed the prof"],
+    "truncation installs a profiler of its own, then runs the package's": [
+        "truncate_result runs the package's own course_agent.truncate.truncate_result"
+    ],
+    "truncation starts cProfile, then runs the package's": [
+        "a profiler (cProfile.Profile) was running",
+        "truncate_result",
+        "disable",
+    ],
+    "accumulator yields the package's calls from a generator": ["drain returned a generator"],
+    "executor runs a copy of the package's module": ["package's own", "write your own"],
+}
+
+
+@pytest.fixture
+def profiler_restored() -> Iterator[None]:
+    """Whatever profiler a cheat leaves on (cProfile's, a lambda) is off again afterwards."""
+    before = sys.getprofile()
+    yield
+    left = sys.getprofile()
+    if left is not before and hasattr(left, "disable"):
+        left.disable()  # cProfile's: setprofile(None) alone would leave its object enabled
+    sys.setprofile(before)
+
+
+def test_the_catalogue_has_a_message_for_every_cheat() -> None:
+    assert set(CHEAT_MESSAGES) == set(CHEATS)
+
+
+@pytest.mark.parametrize("name", list(CHEATS))
+def test_each_cheat_fails_its_check_saying_what_it_hid(name: str, profiler_restored: None) -> None:
+    exercise, source = CHEATS[name]
+    report = grade(lab_namespace(**{f"exercise_{exercise}": source}))
+    check = report.checks[CHECK_OF_EXERCISE[exercise] - 1]
+    assert not check.ok, f"{name} passed: {check.line}"
+    missing = [part for part in CHEAT_MESSAGES[name] if part not in check.line]
+    assert not missing, f"{name}: {check.line!r} does not say {missing}"
+
+
+@pytest.mark.parametrize("name", list(ALTERNATIVES))
+def test_right_answers_written_other_ways_pass_all_seven(name: str) -> None:
+    exercise, source = ALTERNATIVES[name]
+    for seed in (SEED, 7):
+        report = grade(lab_namespace(**{f"exercise_{exercise}": source}), seed=seed)
+        assert report.summary() == "7/7 passed", f"{name}, seed {seed}:\n{report}"
+
+
+@pytest.mark.parametrize("name", list(WRONG))
+def test_each_wrong_answer_fails_whatever_the_seed(name: str) -> None:
+    exercise, source = WRONG[name]
+    namespace = lab_namespace(**{f"exercise_{exercise}": source})
+    check = grade(namespace, seed=99).checks[CHECK_OF_EXERCISE[exercise] - 1]
+    assert not check.ok, f"{name} passed with seed 99: {check.line}"
 
 
 @pytest.mark.parametrize("exercise", [1, 2, 3])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cProfile
 import sys
 from collections.abc import Iterator
 
@@ -46,9 +47,11 @@ def test_a_student_that_raises_leaves_no_profiler_behind(no_profiler: None) -> N
     assert sys.getprofile() is None
 
 
-def test_the_watch_stands_aside_while_another_profiler_runs(no_profiler: None) -> None:
+def test_another_python_profiler_is_set_aside_and_put_back(no_profiler: None) -> None:
+    seen: list[str] = []
+
     def other(frame: object, event: str, arg: object) -> None:
-        pass
+        seen.append(event)
 
     sys.setprofile(other)
     try:
@@ -57,7 +60,35 @@ def test_the_watch_stands_aside_while_another_profiler_runs(no_profiler: None) -
         assert sys.getprofile() is other
     finally:
         sys.setprofile(None)
-    watch.verdict()  # saw nothing: deliberately, see Watch's docstring
+    with pytest.raises(CheckFailed, match=r"^wrapper runs the package's own"):
+        watch.verdict()  # a profiler set beforehand (by a student's cell, say) hides nothing
+
+
+def test_a_profiler_that_cannot_be_put_back_fails_the_check(no_profiler: None) -> None:
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        watch = Watch(wrapper, truncate_result, truncate_result)
+        watch(wrapper, ToolResult("short"))
+        assert sys.getprofile() is profiler  # left running as it was
+    finally:
+        profiler.disable()
+    with pytest.raises(
+        CheckFailed, match=r"^a profiler \(cProfile\.Profile\) was running.*wrapper"
+    ):
+        watch.verdict()
+
+
+def test_code_that_turns_the_watch_off_fails_the_check(no_profiler: None) -> None:
+    def sly(result: ToolResult) -> ToolResult:
+        sys.setprofile(None)
+        return truncate_result(result)
+
+    watch = Watch(sly, truncate_result, truncate_result)
+    assert watch(sly, ToolResult("short")) == ToolResult("short")
+    assert sys.getprofile() is None
+    with pytest.raises(CheckFailed, match=r"^sly changed the profiler \(sys\.setprofile\)"):
+        watch.verdict()
 
 
 @pytest.mark.parametrize("value", ["x" * 500, "line\n" * 50, {"k": "v" * 300}, None])

@@ -48,12 +48,45 @@ def test_the_streams_cover_every_trap_the_lab_names() -> None:
         if not any(d.id for d in case.deltas if d.index == index)
     ]
     assert without_id and all(f"call_{i}" in [c.id for c in case.want] for case, i in without_id)
+    # ... at an index that is not its position, counted from 0 or from 1
+    assert any(
+        sorted({d.index for d in case.deltas}).index(i) not in (i, i - 1) for case, i in without_id
+    )
     assert any(call.args == "" for case in cases for call in case.want)  # a call without arguments
+    assert any(call.name == "" for case in cases for call in case.want)  # a call without a name
+
+
+@pytest.mark.parametrize("seed", [SEED, 0, 1, 2, 3])
+def test_some_fragment_is_only_a_space_and_some_arguments_are_spaced(seed: int) -> None:
+    cases = merge_cases(random.Random(seed))
+    assert any(d.args_delta == " " for case in cases for d in case.deltas)
+    assert any(": " in call.args for case in cases for call in case.want)
+    assert any('":"' in call.args for case in cases for call in case.want)  # and compact ones
 
 
 def test_the_same_seed_gives_the_same_streams_and_another_seed_other_cuts() -> None:
     assert merge_cases(random.Random(3)) == merge_cases(random.Random(3))
     assert merge_cases(random.Random(3)) != merge_cases(random.Random(4))
+
+
+def test_a_turn_cut_short_is_pushed_into_an_accumulator_never_drained() -> None:
+    made: list[Recording] = []
+
+    class Recording(ToolCallAccumulator):
+        def __init__(self) -> None:
+            super().__init__()
+            self.drained = False
+            made.append(self)
+
+        def drain(self) -> list:
+            self.drained = True
+            return super().drain()
+
+    with pytest.raises(CheckFailed, match="package's own"):  # a subclass: it runs the package's
+        check_merging(Recording, random.Random(SEED))
+    cut_short = [merger for merger in made if not merger.drained]
+    assert len(made) == 12 and len(cut_short) == 1 and made[1] is cut_short[0]
+    assert [slot.id for slot in cut_short[0].by_index.values()] == ["call_b", "call_a"]
 
 
 def test_a_failed_stream_says_which_and_how_many_more() -> None:

@@ -30,3 +30,4 @@ def test_the_results_hold_the_course_figure_the_boundaries_and_a_failed_one() ->
     assert len(failed) == 1 and "failed" in failed[0][0] and len(failed[0][1].content) > 8000
     assert all(r.meta for _, r in cases)  # meta to keep
     assert any(not r.content.isascii() for _, r in cases)  # characters, not bytes
+    assert all(r.content.endswith("\n") for _, r in cases[1:] if r.content)  # as tool output does

@@ -7,13 +7,17 @@ ToolCallDelta, ToolContext, ToolDef, ToolError, ToolResult, default_registry, de
 is there; anything else a source imports itself. Every entry must fail its self-test check
 (tests/test_selftest.py); the grading tests paste them into notebooks as they are.
 
-`BEYOND_THE_LAB` holds answers that are wrong for the package but right for the lab as written:
-the self-test cannot fail them without failing the lab's own solution (see the note above it).
+`CHEATS` holds sources that hand the package's own answer in while hiding it from the self-test;
+each must fail too. `ALTERNATIVES` holds right answers written other ways (another slot shape, a
+join in drain, a copy of a result that fits): each must pass all seven, so that no check asks for
+one way of writing it. `BEYOND_THE_LAB` holds answers that are wrong for the package but right
+for the lab as written: the self-test cannot fail them without failing the lab's own solution
+(see the note above it).
 """
 
 from __future__ import annotations
 
-__all__ = ["BEYOND_THE_LAB", "RIGHT", "WRONG"]
+__all__ = ["ALTERNATIVES", "BEYOND_THE_LAB", "CHEATS", "RIGHT", "WRONG"]
 
 # Right answers, written the way a student would: each wrong answer below is one of them with one
 # mistake edited in, so a wrong answer differs from a right one only where its name says.
@@ -206,6 +210,49 @@ class ToolCallAccumulator:
             self.by_index[delta.index]["args"] += delta.args_delta""",
         ),
     ),
+    "accumulator names a call without id after its position": _edit(
+        1,
+        (
+            "for index, slot in sorted(self.by_index.items())",
+            "for index, (_, slot) in enumerate(sorted(self.by_index.items()))",
+        ),
+    ),
+    "accumulator leaves a call without a name as None": _edit(
+        1, ('slot.get("name", "")', 'slot.get("name")')
+    ),
+    "accumulator skips fragments of only spaces": _edit(
+        1, ("if delta.args_delta:", "if delta.args_delta and delta.args_delta.strip():")
+    ),
+    "accumulator strips every fragment": _edit(
+        1, ('slot["args"] += delta.args_delta', 'slot["args"] += delta.args_delta.strip()')
+    ),
+    "accumulator drops calls that have no arguments": _edit(
+        1,
+        (
+            "for index, slot in sorted(self.by_index.items())\n",
+            'for index, slot in sorted(self.by_index.items())\n            if slot["args"]\n',
+        ),
+    ),
+    "accumulator shares one dict and empties it in drain": _edit(
+        1,
+        (
+            "    def __init__(self) -> None:\n"
+            "        self.by_index: dict[int, dict[str, str]] = {}",
+            "    by_index: dict[int, dict[str, str]] = {}  # on the class: shared by all",
+        ),
+        ("        return [\n", "        calls = [\n"),
+        (
+            "        ]\n",
+            "        ]\n"
+            "        self.by_index.clear()  # ready for the next turn\n"
+            "        return calls\n",
+        ),
+    ),
+    "accumulator drains a generator": _edit(
+        1,
+        ("        return [\n            ToolCall(", "        yield from (\n            ToolCall("),
+        ("sorted(self.by_index.items())\n        ]", "sorted(self.by_index.items())\n        )"),
+    ),
     "accumulator parses every fragment as JSON": _edit(
         1,
         (
@@ -234,6 +281,28 @@ class ToolCallAccumulator:
             '{type(exc).__name__}: {exc}", ok=False)\n',
             "",
         ),
+    ),
+    "executor catches only JSON errors": _edit(
+        2,
+        (
+            "    try:\n        args = tool.args.model_validate(parsed)\n"
+            "    except ValidationError as exc:\n"
+            '        return ToolResult(f"invalid arguments for {call.name}: {exc}", ok=False)\n',
+            "    args = tool.args.model_validate(parsed)\n",
+        ),
+    ),
+    "executor builds the arguments without validating them": _edit(
+        2, ("tool.args.model_validate(parsed)", "tool.args.model_construct(**parsed)")
+    ),
+    "executor runs the tool twice": _edit(
+        2,
+        (
+            "        return tool.run(args, ctx)\n",
+            "        tool.run(args, ctx)  # try it first\n        return tool.run(args, ctx)\n",
+        ),
+    ),
+    "executor returns a ToolError as a good result": _edit(
+        2, ("return ToolResult(str(exc), ok=False)", "return ToolResult(str(exc))")
     ),
     "executor says only 'Operation failed'": (
         2,
@@ -329,6 +398,23 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
     "truncation turns a failed result into a good one": _edit(
         3, ("replace(\n        result,\n        content=", "ToolResult(\n        ")
     ),
+    "truncation writes into the meta of the result it was given": _edit(
+        3,
+        (
+            "    return replace(",
+            '    result.meta["truncated"] = True  # type: ignore[index]\n'
+            '    result.meta["originalChars"] = len(text)  # type: ignore[index]\n'
+            "    return replace(",
+        ),
+        ('meta={**result.meta, "truncated": True, "originalChars": len(text)}', "meta=result.meta"),
+    ),
+    "truncation measures the text without its trailing newline": _edit(
+        3, ("    text = result.content\n", "    text = result.content.rstrip()\n")
+    ),
+    "truncation leaves failed results uncut": _edit(
+        3,
+        ("if len(text) <= MAX_RESULT_CHARS:", "if len(text) <= MAX_RESULT_CHARS or not result.ok:"),
+    ),
     "truncation rounds the number of chars cut": _edit(
         3,
         (
@@ -351,5 +437,175 @@ BEYOND_THE_LAB: dict[str, tuple[int, str]] = {
             "self.by_index.setdefault(delta.index,",
             "self.by_index.setdefault(0 if delta.index is None else delta.index,",
         ),
+    ),
+}
+
+# The package's own answer handed in under cover. Each must fail its check all the same; the ones
+# that leave a profiler on are cleaned up after by the test that runs them.
+CHEATS: dict[str, tuple[int, str]] = {
+    "accumulator turns the profiler off, then runs the package's": (
+        1,
+        """
+import sys
+
+from course_agent import ToolCallAccumulator as _Package
+
+
+class ToolCallAccumulator:
+    def __init__(self) -> None:
+        sys.setprofile(None)  # whatever was watching stops here
+        self.merger = _Package()
+
+    def push(self, delta: ToolCallDelta) -> None:
+        sys.setprofile(None)
+        self.merger.push(delta)
+
+    def drain(self) -> list[ToolCall]:
+        sys.setprofile(None)
+        return self.merger.drain()
+""",
+    ),
+    "executor turns the profiler off, then runs the package's": (
+        2,
+        """
+import sys
+
+from course_agent.registry import execute_call as _package
+
+
+def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext) -> ToolResult:
+    sys.setprofile(None)
+    return _package(tools, call, ctx)
+""",
+    ),
+    "truncation installs a profiler of its own, then runs the package's": (
+        3,
+        """
+import sys
+
+from course_agent import truncate_result as _package
+
+sys.setprofile(lambda frame, event, arg: None)  # the watch stood aside for any profiler
+
+
+def truncate_result(result: ToolResult) -> ToolResult:
+    return _package(result)
+""",
+    ),
+    "truncation starts cProfile, then runs the package's": (
+        3,
+        """
+import cProfile
+
+from course_agent import truncate_result as _package
+
+cProfile.Profile().enable()  # a profiler the watch cannot set aside and put back
+
+
+def truncate_result(result: ToolResult) -> ToolResult:
+    return _package(result)
+""",
+    ),
+    "accumulator yields the package's calls from a generator": (
+        1,
+        """
+from course_agent import ToolCallAccumulator as _Package
+
+
+class ToolCallAccumulator:
+    def __init__(self) -> None:
+        self.deltas: list[ToolCallDelta] = []
+
+    def push(self, delta: ToolCallDelta) -> None:
+        self.deltas.append(delta)
+
+    def drain(self):  # runs only when the caller iterates it, after the watch has ended
+        merger = _Package()
+        for delta in self.deltas:
+            merger.push(delta)
+        yield from merger.drain()
+""",
+    ),
+    "executor runs a copy of the package's module": (
+        2,
+        """
+import inspect
+
+import course_agent.registry as _module
+
+_copy = {"__name__": "course_agent.copy", "__package__": "course_agent"}
+exec(compile(inspect.getsource(_module), _module.__file__, "exec"), _copy)
+execute_call = _copy["execute_call"]
+""",
+    ),
+}
+
+# Right answers in other shapes than RIGHT's: each must pass all seven checks.
+ALTERNATIVES: dict[str, tuple[int, str]] = {
+    "accumulator of lists in an OrderedDict, joined once in drain": (
+        1,
+        """
+from collections import OrderedDict
+
+
+class ToolCallAccumulator:
+    def __init__(self) -> None:
+        # index -> (ids, names, argument pieces) as they arrived
+        self.calls: OrderedDict[int, tuple[list[str], list[str], list[str]]] = OrderedDict()
+
+    def push(self, delta: ToolCallDelta) -> None:
+        ids, names, pieces = self.calls.setdefault(delta.index, ([], [], []))
+        if delta.id:
+            ids.append(delta.id)
+        if delta.name:
+            names.append(delta.name)
+        pieces.append(delta.args_delta or "")
+
+    def drain(self) -> list[ToolCall]:
+        return [
+            ToolCall(ids[-1] if ids else f"call_{n}", names[-1] if names else "", "".join(pieces))
+            for n, (ids, names, pieces) in sorted(self.calls.items())
+        ]
+""",
+    ),
+    "accumulator that keeps the head's id and name and empties itself in drain": (
+        1,
+        """
+class ToolCallAccumulator:
+    def __init__(self) -> None:
+        self.heads: dict[int, list[str | None]] = {}
+        self.args: dict[int, str] = {}
+
+    def push(self, delta: ToolCallDelta) -> None:
+        head = self.heads.setdefault(delta.index, [None, None])
+        head[0] = head[0] or delta.id or None
+        head[1] = head[1] or delta.name or None
+        self.args[delta.index] = self.args.get(delta.index, "") + (delta.args_delta or "")
+
+    def drain(self) -> list[ToolCall]:
+        calls = [
+            ToolCall(call_id or f"call_{index}", name or "", self.args.get(index, ""))
+            for index, (call_id, name) in sorted(self.heads.items())
+        ]
+        self.heads, self.args = {}, {}
+        return calls
+""",
+    ),
+    "executor that leaves a non-object to pydantic and validates strictly": _edit(
+        2,
+        ("    if not isinstance(parsed, dict):\n", "    if False:  # pydantic says it\n"),
+        ("tool.args.model_validate(parsed)", "tool.args.model_validate(parsed, strict=True)"),
+    ),
+    "executor that names a ToolError's class too": _edit(
+        2, ("    except ToolError as exc:\n        return ToolResult(str(exc), ok=False)\n", "")
+    ),
+    "truncation that copies a result that fits and counts from the end": _edit(
+        3,
+        ("        return result\n", "        return replace(result)\n"),
+        (
+            "head = int(MAX_RESULT_CHARS * HEAD_RATIO)",
+            "head = round(MAX_RESULT_CHARS * HEAD_RATIO)",
+        ),
+        ("text[-(MAX_RESULT_CHARS - head) :]", "text[len(text) - (MAX_RESULT_CHARS - head) :]"),
     ),
 }
