@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
 from .registry import ToolRegistry, execute_call
-from .selftest_judge import Watch, first_of, raised, shown
+from .selftest_judge import Watch, first_of, plain_result, raised, shown
 from .tools import READ_FILE_TOOL
 
 __all__ = ["BadCall", "Probes", "bad_calls", "check_feedback"]
@@ -149,8 +149,9 @@ def _feedback_problem(watch: Watch, probes: Probes, case: BadCall, ctx: ToolCont
         )
     if case.call.name == "echo" and not case.must_say and runs > 1:
         return f"echo ran {runs} times for one call: run the tool once"
-    if not isinstance(result, ToolResult):
-        return f"execute_call returned {shown(result)}: return a ToolResult"
+    result = plain_result(result, "execute_call")  # a str subclass could say yes to every `in`
+    if isinstance(result, str):
+        return result
     if not case.must_say:  # a call that must run, and come back as the tool returned it
         want = execute_call(probes.tools, case.call, ctx)
         if not result.ok:

@@ -6,11 +6,14 @@ Deliberately not handled: code that patches the package at run time (only its ca
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["CheckFailed", "Watch", "expect", "first_of", "raised", "shown"]
+from .protocol import ToolResult
+
+__all__ = ["CheckFailed", "Watch", "expect", "first_of", "plain", "plain_result", "raised", "shown"]
 
 
 class CheckFailed(Exception):
@@ -26,6 +29,28 @@ def shown(value: object, limit: int = 48) -> str:
     """A value as a student can read it in one line: its repr, cut in the middle if long."""
     text = repr(value)
     return text if len(text) <= limit else f"{text[: limit - 12]}...{text[-9:]}"
+
+
+def plain(value: object) -> Any:
+    """`value` copied into plain JSON values: str, int, float, bool, None, list, dict.
+
+    A student's subclass of str or int could answer `==` and `in` however it liked; its copy
+    cannot. Anything JSON cannot hold becomes its repr.
+    """
+    return json.loads(json.dumps(value, default=repr))
+
+
+def plain_result(result: object, who: str) -> ToolResult | str:
+    """A student's ToolResult copied into plain values, or one line saying what is wrong with it."""
+    if not isinstance(result, ToolResult):
+        return f"{who} returned {shown(result)}: return a ToolResult"
+    content, ok, meta = result.content, result.ok, result.meta
+    if not isinstance(content, str) or type(ok) is not bool or not isinstance(meta, Mapping):
+        return (
+            f"{who} returned a ToolResult with content {shown(content, 30)}, ok {shown(ok, 20)}, "
+            f"meta {shown(meta, 30)}: content is text, ok True or False, meta a dict"
+        )
+    return ToolResult(plain(content), ok, plain(dict(meta)))
 
 
 class Watch:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .protocol import ToolResult
-from .selftest_judge import Watch, first_of, raised, shown
+from .selftest_judge import Watch, first_of, plain_result, raised, shown
 from .truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
 __all__ = ["check_truncation", "results_to_truncate"]
@@ -64,8 +64,9 @@ def _truncation_problem(watch: Watch, result: ToolResult) -> str:
             f"the result you were given changed (its meta became {shown(dict(given.meta), 70)}): "
             "leave it alone and build a new one, meta={**result.meta, ...}"
         )
-    if not isinstance(out, ToolResult):
-        return f"truncate_result returned {shown(out)}: return a ToolResult"
+    out = plain_result(out, "truncate_result")  # a subclass could answer == however it liked
+    if isinstance(out, str):
+        return out
     if out == want:
         return ""
     if want is result:  # it fits

@@ -146,6 +146,9 @@ CHEAT_MESSAGES: dict[str, list[str]] = {
     ],
     "accumulator yields the package's calls from a generator": ["drain returned a generator"],
     "executor runs a copy of the package's module": ["package's own", "write your own"],
+    "executor answers with a str that contains every word": ["'Operation failed' does not say"],
+    "truncation answers with a result equal to anything": ["meta {} should be", "keep the meta"],
+    "accumulator drains ids equal to anything": ["repeated id", "don't append it"],
 }
 
 

@@ -9,7 +9,15 @@ from collections.abc import Iterator
 import pytest
 
 from course_agent import ToolResult, truncate_result
-from course_agent.selftest_judge import CheckFailed, Watch, first_of, raised, shown
+from course_agent.selftest_judge import (
+    CheckFailed,
+    Watch,
+    first_of,
+    plain,
+    plain_result,
+    raised,
+    shown,
+)
 
 
 @pytest.fixture
@@ -89,6 +97,47 @@ def test_code_that_turns_the_watch_off_fails_the_check(no_profiler: None) -> Non
     assert sys.getprofile() is None
     with pytest.raises(CheckFailed, match=r"^sly changed the profiler \(sys\.setprofile\)"):
         watch.verdict()
+
+
+class Liar(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __contains__(self, other: object) -> bool:
+        return True
+
+    __hash__ = str.__hash__
+
+
+class Always(ToolResult):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_a_students_values_are_judged_as_plain_copies() -> None:
+    assert Liar("x") == "y" and "z" in Liar("x")  # what the copy must not inherit
+    copy = plain({"id": Liar("x"), "n": [1, True, None]})
+    assert copy == {"id": "x", "n": [1, True, None]} and type(copy["id"]) is str
+    assert copy != {"id": "y", "n": [1, True, None]}
+    result = plain_result(Always(Liar("Operation failed"), False, {"k": Liar("v")}), "yours")
+    assert type(result) is ToolResult and type(result.content) is str
+    assert result != ToolResult("anything", False) and "echo" not in result.content
+
+
+@pytest.mark.parametrize(
+    ("returned", "said"),
+    [
+        ("text", "yours returned 'text': return a ToolResult"),
+        (ToolResult(["a"]), "content is text"),  # type: ignore[arg-type]
+        (ToolResult("a", ok=1), "ok True or False"),  # type: ignore[arg-type]
+        (ToolResult("a", meta=None), "meta a dict"),  # type: ignore[arg-type]
+    ],
+)
+def test_a_result_of_another_shape_is_one_line_saying_so(returned: object, said: str) -> None:
+    line = plain_result(returned, "yours")
+    assert isinstance(line, str) and said in line and "\n" not in line
 
 
 @pytest.mark.parametrize("value", ["x" * 500, "line\n" * 50, {"k": "v" * 300}, None])

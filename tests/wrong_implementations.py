@@ -538,6 +538,48 @@ exec(compile(inspect.getsource(_module), _module.__file__, "exec"), _copy)
 execute_call = _copy["execute_call"]
 """,
     ),
+    "executor answers with a str that contains every word": (
+        2,
+        """
+class Says(str):
+    def __contains__(self, word: object) -> bool:
+        return True  # so every `word in text` holds
+
+
+def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext) -> ToolResult:
+    try:
+        tool = tools[call.name]
+        return tool.run(tool.args.model_validate(json.loads(call.args.strip() or "{}")), ctx)
+    except Exception:
+        return ToolResult(Says("Operation failed"), ok=False)
+""",
+    ),
+    "truncation answers with a result equal to anything": _edit(
+        3,
+        ("    return replace(\n        result,\n", "    return Equal(\n"),
+        ('meta={**result.meta, "truncated": True, "originalChars": len(text)}', "ok=result.ok"),
+        (
+            "def truncate_result",
+            "class Equal(ToolResult):\n"
+            "    def __eq__(self, other: object) -> bool:\n"
+            "        return True  # so the meta it dropped is never compared\n\n"
+            "    __hash__ = None  # type: ignore[assignment]\n\n\n"
+            "def truncate_result",
+        ),
+    ),
+    "accumulator drains ids equal to anything": _edit(
+        1,
+        ('slot["id"] = delta.id', 'slot["id"] = slot.get("id", "") + delta.id'),
+        ('slot.get("id") or f"call_{index}"', 'Same(slot.get("id") or f"call_{index}")'),
+        (
+            "class ToolCallAccumulator:",
+            "class Same(str):\n"
+            "    def __eq__(self, other: object) -> bool:\n"
+            "        return True  # so a doubled id compares equal to the right one\n\n"
+            "    __hash__ = str.__hash__\n\n\n"
+            "class ToolCallAccumulator:",
+        ),
+    ),
 }
 
 # Right answers in other shapes than RIGHT's: each must pass all seven checks.
