@@ -8,6 +8,7 @@ Deliberately not handled: the notebook (see course_agent.notebook) and interacti
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -63,6 +64,11 @@ SUBCOMMANDS = {"grade": main_grade, "lab": main_lab}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A terminal that is not UTF-8 (PYTHONIOENCODING=ascii, a latin-1 locale) shows what it
+        # cannot encode as \u2192, instead of stopping the run with UnicodeEncodeError.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return _run(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:  # one line, not a traceback: the run has nothing to clean up
@@ -103,7 +109,9 @@ def _run(argv: list[str]) -> int:
         print(f"course-agent: {printable(str(exc))}", file=sys.stderr)
         return 2
     if not setup.root.is_dir():
-        print(f"course-agent: --root {setup.root} is not a directory", file=sys.stderr)
+        print(
+            f"course-agent: --root {printable(str(setup.root))} is not a directory", file=sys.stderr
+        )
         return 2
     for line in (setup.origin, setup.notice):  # the gateway and where it came from, first
         if line:
@@ -116,5 +124,5 @@ def _run(argv: list[str]) -> int:
         setup.tool_context(),
         max_turns=args.max_turns,
     )
-    stopped = print_events(events, sys.stdout)
+    stopped = print_events(events, sys.stdout, setup.secrets)  # a key, a URL's password
     return EXIT_CODES[stopped.reason]

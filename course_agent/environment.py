@@ -6,15 +6,20 @@ Deliberately not handled: a `.env` in a parent folder (on purpose), and changing
 
 from __future__ import annotations
 
+import io
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from dotenv import dotenv_values
 
-__all__ = ["IN_SHELL", "Environment", "read_environment"]
+__all__ = ["DOTENV_MAX_BYTES", "IN_SHELL", "Environment", "read_environment"]
 
 IN_SHELL = "in the environment"
+# A .env holds a few settings, a few hundred bytes. python-dotenv parses about 200 KB a second on a
+# busy machine, so a cloned repository's 20 MB .env would freeze the kernel for minutes.
+DOTENV_MAX_BYTES = 64 * 1024
 
 
 class Environment(Mapping[str, str]):
@@ -60,8 +65,32 @@ def read_environment(folder: Path | None = None) -> Environment:
     """
     path = (folder or Path.cwd()).resolve() / ".env"
     try:
-        values = dotenv_values(path, interpolate=False) if path.is_file() else {}
+        text = _read_small_file(path)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read {path}: {exc}; fix it or move it away") from None
+    values = dotenv_values(stream=io.StringIO(text), interpolate=False) if text else {}
     from_file = {name: value for name, value in values.items() if value is not None}
     return Environment(os.environ, from_file, path)
+
+
+def _read_small_file(path: Path) -> str:
+    """The text of `path` if it is a regular file; "" if there is none (or a FIFO, a folder).
+
+    Opened before it is looked at, so nothing can swap a FIFO in between: opening one to read
+    would wait for a writer forever, unless non-blocking. ValueError over DOTENV_MAX_BYTES.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):  # or a dangling link
+        return ""
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return ""
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(DOTENV_MAX_BYTES + 1)
+    if len(data) > DOTENV_MAX_BYTES:
+        raise ValueError(
+            f"{path} is over {DOTENV_MAX_BYTES // 1024} KB, too big for a file of settings: "
+            "move it away, or keep only the variables you need in it"
+        )
+    return data.decode("utf-8")

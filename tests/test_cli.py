@@ -9,7 +9,7 @@ import time
 
 import pytest
 from conftest import SETTINGS
-from gateway import Gateway, sse_reply
+from gateway import Gateway, Reply, sse_reply
 
 KEY = "sk-test-CLI-0123456789-never-printed"
 
@@ -231,3 +231,59 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
     err = process.stderr.read()
     assert process.wait(timeout=60) == 1
     assert err == ""
+
+
+# -- what a hostile gateway, repository or setting can make the terminal do ----------------------
+
+
+def test_a_lone_surrogate_in_the_models_text_is_shown_escaped_not_a_traceback(cli):
+    # JSON can spell "\ud800"; printed as it is it raised UnicodeEncodeError out of the CLI.
+    chunk = (
+        '{"choices": [{"index": 0, "delta": {"content": "a\\ud800b"}, "finish_reason": "stop"}]}'
+    )
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(f"data: {chunk}\n\n", "data: [DONE]\n\n"))
+        done = cli("--base-url", gateway.url, "hi", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "a\\ud800b"
+
+
+def test_a_terminal_that_is_not_utf8_shows_escapes_instead_of_a_traceback(cli, tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "calc.js").write_text("export function divide(a, b) { // a → b, naïve\n")
+    done = cli("--mock", "--root", str(root), env={"PYTHONIOENCODING": "ascii"})
+    assert done.returncode == 0, done.stderr
+    assert "a \\u2192 b, na\\xefve" in done.stdout and "Traceback" not in done.stderr
+
+
+def test_a_password_in_the_gateway_url_is_never_printed(cli):
+    password = "hunter2-PASSWORD-in-url"
+    with Gateway() as gateway:
+        gateway.queue(Reply(500, {"Content-Type": "application/json"}, [b'{"error": "boom"}']))
+        url = gateway.url.replace("http://", f"http://bob:{password}@")
+        done = cli("--base-url", url, "hi", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 1
+    first = done.stdout.splitlines()[0]
+    assert first.startswith("gateway http://bob:[redacted]@127.0.0.1:")
+    assert "HTTP 500" in done.stdout and "[redacted]@127.0.0.1" in done.stdout.splitlines()[-1]
+    assert password not in done.stdout + done.stderr
+
+
+def test_a_gateway_url_with_an_escape_from_dotenv_is_refused_before_any_request(cli, tmp_path):
+    with Gateway() as gateway:
+        (tmp_path / ".env").write_text(
+            f'OPENAI_API_KEY={KEY}\nOPENAI_BASE_URL="{gateway.url}\x1b]0;pwned\x07"\n'
+        )
+        done = cli("hi")
+    assert done.returncode == 2 and not gateway.requests
+    assert done.stderr.startswith(f"course-agent: OPENAI_BASE_URL in {tmp_path / '.env'} is not")
+    assert "\\x1b]0;pwned\\x07" in done.stderr and "\x1b" not in done.stdout + done.stderr
+
+
+def test_a_huge_dotenv_is_refused_in_one_line(cli, tmp_path):
+    (tmp_path / ".env").write_text("A=1\n" * 100_000)
+    done = cli("hi", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(f"course-agent: {tmp_path / '.env'} is over 64 KB")
+    assert done.stderr.count("\n") == 1

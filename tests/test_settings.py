@@ -91,6 +91,73 @@ def test_the_shells_gateway_or_a_flag_may_receive_the_shells_key(folder, monkeyp
     )
 
 
+def test_the_shells_gateway_may_receive_a_key_from_the_dotenv(folder, monkeypatch):
+    # Refused before, saying the URL came from the .env: the shell chose the gateway, and the
+    # working folder's own key going to it sends nobody's key anywhere they did not choose.
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://shell.example/v1")
+    (folder / ".env").write_text(f"OPENAI_API_KEY={FILE_KEY}\n")
+    setup = choose(root=folder)
+    assert setup.origin == (
+        "gateway http://shell.example/v1 (OPENAI_BASE_URL in the environment), "
+        f"key from OPENAI_API_KEY in {folder / '.env'}"
+    )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://gw.example/v1\x1b]0;pwned\x07",
+        "http://gw.example/v1\nHost: attacker.example",
+        "http://gw.example/ v1",
+        "http://gw.example/v1\u202e",
+    ],
+)
+def test_a_gateway_url_with_a_control_character_or_space_is_refused_in_one_line(folder, url):
+    (folder / ".env").write_text(f'OPENAI_API_KEY={FILE_KEY}\nOPENAI_BASE_URL="{url}"\n')
+    with pytest.raises(ValueError) as refused:
+        choose(root=folder)
+    message = str(refused.value)
+    assert message.startswith(f"OPENAI_BASE_URL in {folder / '.env'} is not a URL: ")
+    assert not {"\x1b", "\x07", "\n", "\u202e"} & set(message) and FILE_KEY not in message
+
+
+@pytest.mark.parametrize(
+    ("url", "shown", "hidden"),
+    [
+        (
+            "https://bob:hunter2pass@gw.example/v1",
+            "https://bob:[redacted]@gw.example/v1",
+            "hunter2pass",
+        ),
+        (
+            "https://tok3nonly-abcdef@gw.example/v1",
+            "https://[redacted]@gw.example/v1",
+            "tok3nonly-abcdef",
+        ),
+        (
+            "https://gw.example/v1?api-version=2024-06-01&api-key=QUERYSECRET1",
+            "https://gw.example/v1?api-version=2024-06-01&api-key=[redacted]",
+            "QUERYSECRET1",
+        ),
+    ],
+)
+def test_credentials_in_a_gateway_url_are_never_shown_and_cut_from_results(
+    tmp_path, url, shown, hidden
+):
+    setup = choose(base_url=url, env={"OPENAI_API_KEY": KEY}, root=tmp_path)
+    assert setup.origin.startswith(f"gateway {shown} (--base-url), ")
+    assert hidden not in setup.origin + setup.notice + repr(setup)
+    assert hidden in setup.tool_context().secrets  # what the tools and the terminal cut out
+
+
+def test_a_placeholder_key_too_short_to_be_secret_is_not_cut_from_results(tmp_path):
+    # A repository's .env can set ANTHROPIC_API_KEY=e; cutting every "e" out of every file the
+    # tools read would wreck the run. Local gateways' placeholders ("EMPTY", "x") are no secret.
+    env = {"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": "e"}
+    assert choose(env=env, root=tmp_path).tool_context().secrets == (KEY,)
+    assert choose(env={"OPENAI_API_KEY": "EMPTY"}, root=tmp_path).tool_context().secrets == ()
+
+
 # -- no key: one line, not a silent offline run ---------------------------------------------------
 
 

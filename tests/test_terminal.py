@@ -63,6 +63,9 @@ def test_a_stop_with_a_message_is_printed_with_a_mark():
 
 # C0 controls but newline and tab, DEL, and C1 controls: what a terminal may act on.
 CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if chr(c) not in "\n\t"]
+# The explicit bidi controls, which reorder what a terminal shows ("Trojan Source").
+BIDI = [chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]]
+ESCAPED = set(CONTROLS) | set(BIDI)
 
 
 @pytest.mark.parametrize("control", CONTROLS)
@@ -70,18 +73,47 @@ def test_each_control_character_is_shown_as_its_escape(control):
     assert printable(f"a{control}b") == f"a\\x{ord(control):02x}b"
 
 
-@given(st.text())
+@pytest.mark.parametrize("control", BIDI)
+def test_each_bidi_control_is_shown_as_its_escape(control):
+    assert printable(f"a{control}b") == f"a\\u{ord(control):04x}b"
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udcff", "\udfff"])
+def test_a_lone_surrogate_is_shown_as_its_escape_and_prints(surrogate):
+    # JSON may spell one ("\ud800"), and a file name undecodable as UTF-8 holds one: printed as
+    # it is, it raised UnicodeEncodeError out of print_events, a traceback instead of the run.
+    assert printable(f"a{surrogate}b") == f"a\\u{ord(surrogate):04x}b"
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # strict, like a UTF-8 terminal
+    call = ToolCall("c", "glob", "{}")
+    print_events([TextDelta(surrogate), ToolFinished(call, ToolResult(f"src/{surrogate}.js"))], out)
+    out.flush()
+    assert out.buffer.getvalue().decode().count(f"\\u{ord(surrogate):04x}") == 2
+
+
+# Any character, lone surrogates included, with hostile ones drawn often (a list joined, since
+# st.text would merge the two alphabets into one and draw the hostile ones hardly ever).
+HOSTILE_TEXT = st.lists(
+    st.one_of(
+        st.characters(exclude_categories=()),
+        st.sampled_from([*BIDI, "\ud800", "\udcff", "\x1b", "\x07", "\x9b", "\r"]),
+    )
+).map("".join)
+
+
+@given(HOSTILE_TEXT)
 def test_printable_output_holds_no_control_character(text):
-    assert not set(printable(text)) & set(CONTROLS)
+    shown = printable(text)
+    assert not set(shown) & ESCAPED
+    shown.encode("utf-8")  # no lone surrogate left either
 
 
-@given(st.text(), st.text())
+@given(HOSTILE_TEXT, HOSTILE_TEXT)
 def test_printable_escapes_pieces_as_it_escapes_the_whole(left, right):
     # Text streams in deltas: an escape sequence cut in two must come out the same.
     assert printable(left) + printable(right) == printable(left + right)
 
 
-@given(st.text().filter(lambda text: not set(text) & set(CONTROLS)))
+@given(st.text().filter(lambda text: not set(text) & ESCAPED))
 def test_printable_keeps_everything_else_as_it_is(text):
     assert printable(text) == text
 
@@ -104,6 +136,20 @@ def test_every_line_printed_from_outside_is_escaped():
         f"v read\\x1b[2J fed back {fed_back} chars - x \\x1b]0;pwned\\x07\n"
         "! gateway said \\x1b]0;pwned\\x07\n"
     )
+
+
+def test_secrets_are_cut_from_every_line_printed():
+    secret = "hunter2pass"
+    call = ToolCall("call_1", "read_file", f'{{"path":"{secret}"}}')
+    events = [
+        TextDelta(f"the password is {secret}\n"),
+        ToolStarted(call),
+        ToolFinished(call, ToolResult(f"{secret} inside")),
+        AgentStopped("error", f"gateway http://bob:{secret}@gw/v1 answered 500"),
+    ]
+    out = io.StringIO()
+    print_events(events, out, secrets=(secret,))
+    assert secret not in out.getvalue() and out.getvalue().count("[redacted]") == 4
 
 
 def test_an_interrupt_ends_the_current_line_and_goes_on_up():

@@ -1,15 +1,16 @@
 """The course's terminal cards: `> name(args)` when a call starts, `v`/`x` when its result is in.
 
 Consumes loop events only; the notebook's cards reuse these lines as their text/plain form. Text
-from outside (model text, arguments, results, gateway errors) is printed with control characters
-escaped, so a repository file cannot retitle, clear or beep the terminal. Deliberately not handled:
-colour, widths, and look-alike Unicode (bidi overrides, zero-width spaces), which a terminal shows.
+from outside (model text, arguments, results, gateway errors) is printed with control characters,
+bidi overrides and lone surrogates escaped, so a repository file cannot retitle, clear or beep the
+terminal, reorder what it shows, or stop the run with an encoding error; configured secrets are cut
+out. Deliberately not handled: colour, widths, and look-alikes (zero-width spaces, homoglyphs).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TextIO
 
 from ..protocol import (
@@ -21,21 +22,30 @@ from ..protocol import (
     ToolResult,
     ToolStarted,
 )
+from ..redaction import redact
 
 __all__ = ["call_line", "card_line", "first_line", "print_events", "printable"]
 
 FIRST_LINE_CHARS = 100  # enough to recognise a result, short enough for one terminal line
 # What a terminal acts on instead of showing: C0 controls (ESC starts a sequence, BEL beeps, CR
-# rewrites the line) but newline and tab, DEL, and the C1 controls (0x9b is a one-byte ESC [).
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# rewrites the line) but newline and tab, DEL, and the C1 controls (0x9b is a one-byte ESC [); the
+# explicit bidi controls, which reorder what is shown ("Trojan Source"); and lone surrogates (JSON
+# can spell one, a file name that is not UTF-8 holds one), which no terminal encoding can print.
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def printable(text: str) -> str:
-    """`text` with each control character shown as its escape: ESC becomes the four chars `\\x1b`.
+    """`text` with each control character shown as its escape: ESC becomes the four chars `\\x1b`,
+    a right-to-left override the six chars `\\u202e`.
 
     One character at a time, so pieces of a stream escape exactly as their whole would.
     """
-    return CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return CONTROL.sub(_escape, text)
 
 
 def first_line(text: str) -> str:
@@ -60,31 +70,38 @@ def card_line(call: ToolCall, result: ToolResult) -> str:
     return printable(line)
 
 
-def print_events(events: Iterable[AgentEvent], out: TextIO) -> AgentStopped:
-    """Print a run as it happens and return how it stopped.
+def print_events(
+    events: Iterable[AgentEvent], out: TextIO, secrets: Sequence[str] = ()
+) -> AgentStopped:
+    """Print a run as it happens and return how it stopped, every `secrets` value cut out.
 
-    Ctrl-C (KeyboardInterrupt) ends the line being written and goes on up to the caller.
+    Each piece of model text is cut on its own: a secret split across two pieces is not (the
+    model never gets one: the tools cut them out of what they read). Ctrl-C (KeyboardInterrupt)
+    ends the line being written and goes on up to the caller.
     """
     mid_line = False  # model text streams without newlines; a card must start on a fresh line
     stopped = AgentStopped("error", "the loop ended without saying why")
     try:
         for event in events:
             if isinstance(event, TextDelta):
-                out.write(printable(event.text))
+                out.write(redact(printable(event.text), secrets))
                 mid_line = not event.text.endswith("\n")
             else:
                 if mid_line:
                     out.write("\n")
                     mid_line = False
+                line = ""
                 if isinstance(event, ToolStarted):
-                    out.write(call_line(event.call) + "\n")
+                    line = call_line(event.call)
                 elif isinstance(event, ToolFinished):
-                    out.write(card_line(event.call, event.result) + "\n")
+                    line = card_line(event.call, event.result)
                 elif isinstance(event, AgentStopped):
                     stopped = event
                     if event.message:
                         mark = "! " if event.reason != "done" else ""
-                        out.write(mark + printable(event.message) + "\n")
+                        line = mark + printable(event.message)
+                if line:
+                    out.write(redact(line, secrets) + "\n")
             out.flush()
     finally:
         if mid_line:
