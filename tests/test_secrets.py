@@ -116,6 +116,20 @@ def test_the_cli_never_prints_the_key_nor_records_it(cli, tmp_path, reply):
     assert_no_key(done.stdout, done.stderr, recording.read_text())
 
 
+def test_the_cli_never_prints_a_key_the_gateway_echoes_as_the_models_text(cli, tmp_path):
+    # A debugging proxy, or a hostile one, streams the request's header back as the answer: the
+    # clients redact errors, and the terminal now cuts the key out of model text too.
+    said = {"choices": [{"index": 0, "delta": {"content": "you sent {authorization}"}}]}
+    done_chunk = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    parts = [f"data: {json.dumps(said)}\n\n", f"data: {json.dumps(done_chunk)}\n\n"]
+    with Gateway() as gateway:
+        gateway.queue(Reply(parts=[p.encode() for p in parts], echo_authorization=True))
+        done = cli("--base-url", gateway.url, "hi", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "you sent Bearer [redacted]"
+    assert_no_key(done.stdout, done.stderr)
+
+
 def run_cell(shell, source):
     with capture_output() as captured:
         result = shell.run_cell(source)
