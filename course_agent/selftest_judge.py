@@ -53,6 +53,12 @@ def plain_result(result: object, who: str) -> ToolResult | str:
     return ToolResult(plain(content), ok, plain(dict(meta)))
 
 
+CHANGED_PROFILER = (
+    "{own} changed the profiler (sys.setprofile), so the self-test could not see what it ran: "
+    "leave sys.setprofile alone"
+)
+
+
 class Watch:
     """Runs a student's function and notes whether it runs the package's own answer instead,
     say through a wrapper or a subclass; `verdict` then fails the check.
@@ -90,15 +96,14 @@ class Watch:
             return function(*args)
         finally:
             if sys.getprofile() is not self.hook:
-                self.unseen = self.unseen or (
-                    "{own} changed the profiler (sys.setprofile), so the self-test could not see "
-                    "what it ran: leave sys.setprofile alone"
-                )
+                self.unseen = self.unseen or CHANGED_PROFILER
             sys.setprofile(before)
 
     def _profile(self, frame: Any, event: str, arg: object) -> None:
         if event == "call" and frame.f_code in self.codes:
             self.entered.append(self.codes[frame.f_code])
+        elif event == "c_call" and arg is sys.setprofile and frame.f_code is not WATCHING:
+            self.unseen = self.unseen or CHANGED_PROFILER  # even if it puts this hook back after
 
     def verdict(self) -> None:
         own = getattr(self.student, "__name__", "yours")
@@ -123,3 +128,6 @@ def raised(exc: Exception, where: str) -> str:
     if isinstance(exc, NotImplementedError):
         raise exc
     return f"{where} raised {type(exc).__name__}: {shown(str(exc), 60)[1:-1]}"
+
+
+WATCHING = Watch.__call__.__code__  # the frame that sets this hook and takes it off again

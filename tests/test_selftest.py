@@ -136,6 +136,9 @@ CHEAT_MESSAGES: dict[str, list[str]] = {
         "leave sys.setprofile alone",
     ],
     "executor turns the profiler off, then runs the package's": ["execute_call changed the prof"],
+    "truncation turns the profiler off around the package's, and back on": [
+        "truncate_result changed the profiler"
+    ],
     "truncation installs a profiler of its own, then runs the package's": [
         "truncate_result runs the package's own course_agent.truncate.truncate_result"
     ],

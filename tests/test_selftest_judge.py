@@ -140,6 +140,21 @@ def test_a_result_of_another_shape_is_one_line_saying_so(returned: object, said:
     assert isinstance(line, str) and said in line and "\n" not in line
 
 
+def test_code_that_turns_the_watch_off_and_back_on_fails_the_check(no_profiler: None) -> None:
+    def slier(result: ToolResult) -> ToolResult:
+        hook = sys.getprofile()
+        sys.setprofile(None)
+        try:
+            return truncate_result(result)
+        finally:
+            sys.setprofile(hook)  # as if nothing happened
+
+    watch = Watch(slier, truncate_result, truncate_result)
+    watch(slier, ToolResult("short"))
+    with pytest.raises(CheckFailed, match=r"^slier changed the profiler"):
+        watch.verdict()
+
+
 @pytest.mark.parametrize("value", ["x" * 500, "line\n" * 50, {"k": "v" * 300}, None])
 def test_a_value_is_shown_on_one_short_line(value: object) -> None:
     text = shown(value)

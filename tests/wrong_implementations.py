@@ -478,6 +478,23 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
     return _package(tools, call, ctx)
 """,
     ),
+    "truncation turns the profiler off around the package's, and back on": (
+        3,
+        """
+import sys
+
+from course_agent import truncate_result as _package
+
+
+def truncate_result(result: ToolResult) -> ToolResult:
+    hook = sys.getprofile()
+    sys.setprofile(None)
+    try:
+        return _package(result)
+    finally:
+        sys.setprofile(hook)  # the watch finds itself in place afterwards
+""",
+    ),
     "truncation installs a profiler of its own, then runs the package's": (
         3,
         """
