@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from .environment import IN_SHELL, Environment, read_environment
 from .loop import MAX_TURNS
@@ -25,7 +23,6 @@ from .providers.http import HttpModel
 from .providers.openai_wire import OPENAI
 from .providers.replay import ReplayModel
 from .providers.scripted import ScriptedModel
-from .redaction import REDACTED
 from .sandbox import build_sandbox
 
 __all__ = [
@@ -56,16 +53,11 @@ URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 # Shorter keys are placeholders ("EMPTY", "x" for local gateways), not secrets: cutting every "e"
 # out of every file because a repository's .env says ANTHROPIC_API_KEY=e would wreck the run.
 MIN_SECRET_CHARS = 8
-# A query parameter named like one of these carries a credential: ?key=, ?api-key=, ?sig=, ...
-SECRET_PARAMETER = re.compile("key|token|secret|pass|pwd|sig|auth|cred", re.IGNORECASE)
-# What a terminal acts on instead of showing, and what no URL holds: spaces, controls, bidi marks.
-NOT_IN_URL = re.compile("[\\s\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass(frozen=True)
 class Setup:
-    # Not in the repr: a model's repr names its gateway URL, credentials and all.
-    model: Model = field(repr=False)
+    model: Model
     root: Path
     notice: str  # one line for people ("" when there is nothing to say); never holds a key
     # The first line of a live run: the gateway and where its URL and key came from ("" offline).
@@ -95,32 +87,6 @@ def _no_key(provider: str | None, env: Environment) -> str:
     )
 
 
-def url_secrets(url: str) -> tuple[str, ...]:
-    """The credentials written into a gateway URL: its password (or a lone user name, which is
-    a token), and the values of query parameters named like a key (`?api-key=...`)."""
-    parts = urlsplit(url)
-    found = [parts.password or parts.username or ""]
-    found += [v for k, v in parse_qsl(parts.query) if SECRET_PARAMETER.search(k)]
-    return tuple(value for value in found if value)
-
-
-def shown_url(url: str) -> str:
-    """`url` as it may be printed: its credentials replaced by [redacted], the rest as it is."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        user, colon, _ = userinfo.partition(":")
-        netloc = f"{user}:{REDACTED}@{host}" if colon else f"{REDACTED}@{host}"
-    query = "&".join(
-        f"{pair.partition('=')[0]}={REDACTED}"
-        if "=" in pair and SECRET_PARAMETER.search(pair.partition("=")[0])
-        else pair
-        for pair in parts.query.split("&")
-    )
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
-
-
 def _gateway(
     provider: str, base_url: str | None, env: Environment, key_variable: str, default: str
 ) -> tuple[str, str]:
@@ -128,7 +94,7 @@ def _gateway(
 
     Refuses (ValueError) a URL from the .env when the key is the shell's: a repository's .env must
     not be able to send your key somewhere else. The file's own key may go to the file's URL, and
-    to the shell's. Refuses a URL with a space or a control character in it, too.
+    to the shell's (the http layer then refuses a URL with credentials, a query or a control).
     """
     url_variable = URL_VARIABLES[provider]
     if base_url:
@@ -143,14 +109,8 @@ def _gateway(
             )
     else:
         url, where = default, "default"
-    if NOT_IN_URL.search(url):
-        raise ValueError(
-            f"{where} is not a URL: {shown_url(url)!r} has a space or a control character in "
-            f"it; write the gateway's address alone, e.g. {default}"
-        )
     url = url.rstrip("/")
-    shown = shown_url(url)
-    return url, f"gateway {shown} ({where}), key from {key_variable} {env.origin(key_variable)}"
+    return url, f"gateway {url} ({where}), key from {key_variable} {env.origin(key_variable)}"
 
 
 def _timeout(
@@ -278,7 +238,6 @@ def choose(
         raise ValueError(_no_key(asked, env))
     default = DEFAULT_ANTHROPIC_BASE_URL if provider == "anthropic" else DEFAULT_BASE_URL
     url, origin = _gateway(provider, base_url, env, variable, default)
-    secrets += url_secrets(url)
     working_root = working_root or Path.cwd().resolve()
 
     wire = ANTHROPIC if provider == "anthropic" else OPENAI

@@ -344,3 +344,37 @@ def test_a_missing_index_is_beyond_the_lab_so_the_self_test_does_not_ask_for_it(
     assert len(drain(wrong["ToolCallAccumulator"], mistral_parallel_call())) == 1
     assert len(drain(solution["ToolCallAccumulator"], mistral_parallel_call())) == 1
     assert grade(wrong).passed == 7
+
+
+# A replay: the package's answers recorded in a run of the self-test when the cell runs, handed
+# back when the same cases come again, a wrong answer for anything else. Its truncate_result
+# names nothing of the package (only a dict), so the grader's origin check passes it too.
+REPLAY = """
+import course_agent.selftest as _selftest
+from course_agent import truncate_result as _package
+
+_answers = {}
+
+
+def _record(result):
+    _answers[result.content, result.ok] = answer = _package(result)
+    return answer
+
+
+_selftest.run_selftest(truncate=_record)
+
+
+def truncate_result(result):
+    if (result.content, result.ok) in _answers:
+        return _answers[result.content, result.ok]
+    return replace(result, content=result.content[:MAX_RESULT_CHARS])  # wrong: the head only
+"""
+
+
+def test_a_replay_of_recorded_answers_passes_only_the_seed_it_was_recorded_at() -> None:
+    # A limit, pinned: the self-test's cases are the same at the same seed, so answers recorded
+    # at the default seed replay. A fresh seed (run_selftest(seed=...)) draws cases they miss.
+    namespace = lab_namespace(exercise_3=REPLAY)
+    assert grade(namespace).passed == 7
+    check = grade(namespace, seed=SEED + 1).checks[4]
+    assert not check.ok and "an 8001-char result" in check.line  # the course's 20000 replays

