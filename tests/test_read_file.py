@@ -415,3 +415,27 @@ def test_a_directory_swapped_in_a_loop_is_never_read_through(swappable: Path) ->
         swapper.kill()
         swapper.wait()
     assert not [text for text in outcomes if "OUTSIDE-SECRET" in text]
+
+
+# -- a configured key is redacted before a long line is cut ----------------------------------------
+
+KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # 44 characters
+
+
+def read_with_key(root: Path, path: str) -> str:
+    return run_read_file(ReadFileArgs(path=path), ToolContext(root, (KEY,))).content
+
+
+def test_a_key_across_the_500_character_cut_leaves_no_prefix(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", "k = '" + "x" * 480 + KEY + "'\n")
+    line = read_with_key(tmp_path, "a.txt").split("\n")[1]
+    assert line == "1  k = '" + "x" * 480 + "[redacted]'"
+
+
+def test_a_key_cut_where_the_line_stopped_being_kept_leaves_no_prefix(tmp_path: Path) -> None:
+    # A line's first 500 characters and one key's length more are kept: twelve keys fill 540,
+    # and the thirteenth starts there, so only its first 5 characters were kept. Redacted, the
+    # line is short, and those characters would show.
+    write(tmp_path, "a.txt", f"{KEY} " * 20 + "\n")
+    line = read_with_key(tmp_path, "a.txt").split("\n")[1]
+    assert line == "1  " + "[redacted] " * 12 + "[redacted]… [line cut at 500 of 900 characters]"

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 import shutil
 import sysconfig
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
+from ..redaction import redact_cut
 from .keyfiles import KEY_FILES
 from .rg_process import Ripgrep
 from .walk import SKIP_DIRS, WALK_BUDGET, Visibility, Walk, show_path
@@ -27,6 +29,8 @@ from .wildcard import MAX_PATTERN_CHARS
 __all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
 MAX_LINE_CHARS = 120
+# How ripgrep ends the preview of a line over --max-columns bytes.
+_PREVIEW = re.compile(rb" \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]\Z")
 TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
 # The exact count of what is withheld is cheap until a file holds a million matches or a sparse
 # match sits deep in a huge file; past either budget the count is given as a lower bound.
@@ -82,14 +86,17 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-def _show_match(path: bytes, number: int, content: bytes) -> str:
-    """One `path:line:content` line: path without "./", content cut at 120 characters."""
+def _show_match(path: bytes, number: int, content: bytes, secrets: Sequence[str] = ()) -> str:
+    """One `path:line:content` line: path without "./", content cut at 120 characters after
+    the keys in `secrets` were redacted, so no cut keeps the start of one."""
     name = show_path(os.fsdecode(path.removeprefix(b"./")))
-    text = content[: MAX_LINE_CHARS * 4 + 4].decode("utf-8", "replace")
+    # A line over 500 bytes arrives as ripgrep's preview: its first 500 bytes and a marker.
+    preview = _PREVIEW.search(content)
+    was_cut = preview is not None
+    text = content[: preview.start() if preview else None].decode("utf-8", "replace")
     text = text.removesuffix("\r")  # a CRLF file: the \r is part of the line break, not content
-    if len(text) > MAX_LINE_CHARS:
-        text = text[:MAX_LINE_CHARS] + "…"
-    return f"{name}:{number}:{text}"
+    shown, cut = redact_cut(text, MAX_LINE_CHARS, secrets, was_cut=was_cut)
+    return f"{name}:{number}:{shown}{'…' if cut else ''}"
 
 
 def ripgrep_command(
@@ -259,7 +266,8 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         return ripgrep_command(rg, args, one_thread=one_thread, small_files=small_files)
 
     run, rung = _search(lines_command, root, deadline, lines_pass)
-    error, stopped, total = run.error(), run.stopped, lines_pass.seen
+    secrets = getattr(ctx, "secrets", ())  # a context a lab built may lack them
+    error, stopped, total = run.error(secrets), run.stopped, lines_pass.seen
     out_of_memory = run.out_of_memory and not stopped
 
     # Pass 2, only when some file had `limit` matches or more: count.
@@ -268,7 +276,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         total, counted = _recount(rg, args, root, deadline, lines_pass, visible, rung)
     exact = not counted
 
-    lines = [_show_match(*record) for record in lines_pass.kept]
+    lines = [_show_match(*record, secrets) for record in lines_pass.kept]
     meta = {
         "matches": total,
         "shown": len(lines),
