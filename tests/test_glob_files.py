@@ -82,7 +82,33 @@ def test_walk_never_enters_symlinked_directories(tmp_path: Path) -> None:
     (root / "dangling.js").symlink_to("nowhere.js")
     (root / "spin").symlink_to("spin")
     (root / "sneaky.js").symlink_to("spin/../out/secret.js")  # through a loop, then out
-    assert sorted(walk_files(root.resolve())) == ["a.js", "alias.js", "sub/b.js"]
+    # Symlinked files are not listed either, even inside (alias.js): ripgrep never searches
+    # them, so grep would never find what glob listed. Their targets are listed as themselves.
+    assert sorted(walk_files(root.resolve())) == ["a.js", "sub/b.js"]
+
+
+def test_a_symlink_to_an_ignored_file_is_not_listed(tmp_path: Path) -> None:
+    # config.js -> build/config.js: listed, glob would name a file whose content grep never
+    # searches (build/ is ignored, and rg does not follow symlinks).
+    root = make_tree(tmp_path, ["build/config.js", "a.js"])
+    (root / ".gitignore").write_text("build/\n")
+    (root / "config.js").symlink_to("build/config.js")
+    assert glob(root, "*.js").split("\n") == ["a.js", "(1 path hidden by .gitignore)"]
+
+
+@pytest.mark.parametrize(
+    "folder", [".env", ".ENV", ".env.d", "certs.pem", "deploy.key", "id_rsa.d"]
+)
+def test_a_folder_named_like_a_key_file_is_never_listed(tmp_path: Path, folder: str) -> None:
+    # grep never searches below it (its name is a key file's), so glob does not list it: a
+    # virtualenv made with `python -m venv .env` is noise anyway.
+    key_file = [] if folder == ".env" else [".env"]  # a key file's name stays listed
+    root = make_tree(
+        tmp_path, [f"{folder}/bin/activate", f"{folder}/pyvenv.cfg", "a.py", *key_file]
+    )
+    assert glob(root, "**/*").split("\n") == [*key_file, "a.py"]
+    content = glob(root, f"{folder}/*")
+    assert content.startswith(f"no files match {folder}/* ({folder}/ is never listed: its name")
 
 
 @pytest.mark.parametrize(

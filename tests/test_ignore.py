@@ -18,6 +18,7 @@ from course_agent.protocol import ToolContext
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
 from course_agent.tools.ignore import MAX_IGNORE_FILE, IgnoreFile
+from course_agent.tools.keyfiles import is_key_file
 from course_agent.tools.walk import SKIP_DIRS, Visibility, Walk
 
 RG = find_rg()
@@ -213,15 +214,17 @@ KINDS = [".gitignore", ".ignore", ".git/info/exclude", ".rgignore"]
 
 
 @st.composite
-def trees(draw: st.DrawFn) -> dict[str, str]:
+def trees(
+    draw: st.DrawFn, folder_names: list[str] = FOLDERS, file_names: list[str] = NAMES
+) -> dict[str, str]:
     """Up to 8 folders, 15 files and 4 ignore files of up to 4 lines each, all small."""
     folders = [""]
     for _ in range(draw(st.integers(1, 8))):
-        parent, name = draw(st.sampled_from(folders)), draw(st.sampled_from(FOLDERS))
+        parent, name = draw(st.sampled_from(folders)), draw(st.sampled_from(folder_names))
         folders.append(f"{parent}/{name}" if parent else name)
     files: dict[str, str] = {}
     for _ in range(draw(st.integers(1, 15))):
-        folder, name = draw(st.sampled_from(folders)), draw(st.sampled_from(NAMES))
+        folder, name = draw(st.sampled_from(folders)), draw(st.sampled_from(file_names))
         files[f"{folder}/{name}" if folder else name] = "x\n"
     for _ in range(draw(st.integers(1, 4))):
         folder, kind = draw(st.sampled_from(folders)), draw(st.sampled_from(KINDS))
@@ -245,6 +248,31 @@ def test_glob_lists_exactly_what_ripgrep_lists(
     assert listed(glob(root, "**/*")) == expected
     visible = Visibility(root.resolve())
     assert [path for path in files if visible(path)] == [p for p in files if p in expected]
+
+
+# Names where glob and grep once parted: folders named like key files (rg's exclusion of .env
+# skips a folder .env/), names of skipped folders given to files, other cases of them.
+AGREE_FOLDERS = ["a", "B", ".hidden", ".env", "certs.pem", "Dist", "NODE_MODULES", "build", "sub"]
+AGREE_NAMES = ["x.py", ".env", ".ENV.local", "site.key", "dist", "node_modules", "a.log", "y.txt"]
+
+
+@needs_rg
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(files=trees(AGREE_FOLDERS, AGREE_NAMES), links=st.lists(st.integers(0, 20), max_size=3))
+def test_grep_searches_exactly_what_glob_lists(
+    tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], links: list[int]
+) -> None:
+    root = make_tree(tmp_path_factory.mktemp("tree"), files)
+    for number, pick in enumerate(links if files else []):  # rg never follows symlinks
+        (root / f"link{number}.txt").symlink_to(sorted(files)[pick % len(files)])
+    listed_paths = listed(glob(root, "**/*"))
+    content = run_grep(GrepArgs(pattern="^", limit=500), ToolContext(root)).content
+    lines = [] if content.startswith("no matches") else content.split("\n")
+    paths = [line.rsplit(":", 2)[0] for line in lines if line[:1] != "("]
+    searched = list(dict.fromkeys(paths))
+    assert searched == [path for path in listed_paths if not is_key_file(path)]
 
 
 def test_the_tree_strategy_reaches_the_interesting_cases(tmp_path: Path) -> None:

@@ -262,6 +262,18 @@ def test_a_symlink_to_a_key_file_is_refused(tmp_path: Path) -> None:
         read(tmp_path, "notes.txt")
 
 
+@pytest.mark.parametrize("path", [".env/bin/activate", "a/deploy.key/config", "link/activate"])
+def test_files_in_a_folder_named_like_a_key_file_are_refused(tmp_path: Path, path: str) -> None:
+    # grep never searches below .env/ (ripgrep's exclusion of .env covers the folder): read_file
+    # does not read there either, however the path is spelt.
+    write(tmp_path, ".env/bin/activate", "OPENAI_API_KEY=sk-live-123\n")
+    write(tmp_path, "a/deploy.key/config", "OPENAI_API_KEY=sk-live-123\n")
+    (tmp_path / "link").symlink_to(".env/bin")
+    with pytest.raises(ToolError, match="named like one") as refused:
+        read(tmp_path, path)
+    assert "sk-live-123" not in str(refused.value)
+
+
 @pytest.mark.parametrize("name", ["env.txt", ".envrc.md", "keys.py", "monkey", "pem.txt"])
 def test_names_that_only_look_alike_are_read(tmp_path: Path, name: str) -> None:
     write(tmp_path, name, "x\n")

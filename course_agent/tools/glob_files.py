@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..paths import resolve_inside
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
+from .keyfiles import is_key_name
 from .walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
 from .wildcard import MAX_PATTERN_CHARS, Wildcard
 
@@ -112,7 +113,9 @@ def run_glob(args: GlobArgs, ctx: ToolContext, *, budget: int = WALK_BUDGET) -> 
 def _nothing_found(pattern: str, root: Path, top: str, walk: Walk, budget: int) -> str:
     """`no files match PATTERN (notes)`: how many files there are, and why some are not listed."""
     notes = []
-    if walk.blocked and walk.blocked not in SKIP_DIRS:  # a skipped name gets its note below
+    if walk.blocked and is_key_name(walk.blocked):
+        notes.append(f"{top}/ is never listed: its name is a key file's, as grep never searches it")
+    elif walk.blocked and walk.blocked not in SKIP_DIRS:  # a skipped name gets its note below
         notes.append(f"{top}/ is hidden by {walk.blocked}")
     elif top and not Path(root, top).is_dir():
         notes.append(f"{top}/ is not a directory")

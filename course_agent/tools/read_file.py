@@ -11,7 +11,7 @@ import codecs
 import os
 import stat
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import IO
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..paths import MAX_PATH_CHARS, open_inside, resolve_inside
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
 from ..redaction import encoded_forms, redact_cut
-from .keyfiles import is_key_file, refusal
+from .keyfiles import is_key_file, is_key_name, refusal
 from .textfile import read_page
 from .walk import show_path
 
@@ -103,7 +103,8 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     root = ctx.root.resolve()
     target = resolve_inside(root, args.path)
     shown = show_path(target.relative_to(root).as_posix())
-    if is_key_file(args.path) or is_key_file(target):  # a symlink to .env is a key file too
+    # The name asked for, and where it leads: a symlink to .env is a key file too.
+    if is_key_name(PurePath(args.path).name) or is_key_file(target.relative_to(root)):
         raise ToolError(refusal(shown))
     secrets = getattr(ctx, "secrets", ())  # a context a lab built may lack them
     file, info = _open_regular(root, target, shown)

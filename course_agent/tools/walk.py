@@ -11,9 +11,9 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from ..paths import resolve_inside
-from ..protocol import ToolError
+from ..paths import open_directory_inside
 from .ignore import KINDS, Rules
+from .keyfiles import is_key_name
 
 __all__ = [
     "COURSE_SKIPS",
@@ -21,6 +21,7 @@ __all__ = [
     "WALK_BUDGET",
     "Visibility",
     "Walk",
+    "is_skipped",
     "show_path",
     "walk_files",
 ]
@@ -43,6 +44,7 @@ SKIP_DIRS = COURSE_SKIPS | {
 }
 
 _IGNORE_NAMES = frozenset(kind.split("/")[0] for kind in KINDS)  # .gitignore, ..., .git
+_LIST_FD = os.scandir in os.supports_fd  # not on Windows: there a listing goes by its path
 
 # Control characters would break "one path per line"; they are shown as escapes instead.
 _ESCAPES = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {
@@ -64,23 +66,26 @@ def show_path(relative: str) -> str:
     return text.translate(_ESCAPES)
 
 
-def _is_file_inside(root: Path, link: str) -> bool:
-    """A symlink counts as a file only when it ends at a regular file inside the root."""
-    try:
-        return resolve_inside(root, link).is_file()  # the one boundary check, loops refused
-    except ToolError:
-        return False
+def is_skipped(name: str) -> bool:
+    """A folder no walk enters: SKIP_DIRS, and a name of a key file (ripgrep's exclusion of
+    `.env` skips a folder `.env/` too, often a virtualenv)."""
+    return name in SKIP_DIRS or is_key_name(name)
 
 
-def _listing(directory: str) -> tuple[list[str], set[str], frozenset[str]]:
+def _listing(root: Path, directory: str) -> tuple[list[str], frozenset[str]]:
     """A directory's entries as sorted keys, a directory's with a "/" appended, so that a
-    depth-first walk yields sorted paths ("a.txt" < "a/b" < "a0"); which of them are symlinks;
-    which ignore files (and .git) it holds. Unreadable: nothing, as find 2>/dev/null."""
+    depth-first walk yields sorted paths ("a.txt" < "a/b" < "a0"); and which ignore files (and
+    .git) it holds. Symlinks are left out, as ripgrep leaves them. Unreadable, or no longer inside
+    `root` (a folder on the way swapped for a symlink since its parent was listed): nothing."""
     keys: list[str] = []
-    links: set[str] = set()
     found: set[str] = set()
+    # The listing is read through a descriptor checked to be inside the root, so what is
+    # listed is what was checked.
+    fd = open_directory_inside(root, directory) if _LIST_FD else None
+    if _LIST_FD and fd is None:
+        return keys, frozenset()
     try:
-        with os.scandir(directory) as scan:
+        with os.scandir(directory if fd is None else fd) as scan:
             for entry in scan:
                 # DirEntry answers from the directory listing itself (d_type): no stat call,
                 # which is what keeps this walk close to find's speed.
@@ -91,21 +96,21 @@ def _listing(directory: str) -> tuple[list[str], set[str], frozenset[str]]:
                     keys.append(name + "/")
                 elif entry.is_file(follow_symlinks=False):
                     keys.append(name)
-                elif entry.is_symlink():
-                    keys.append(name)
-                    links.add(name)
     except OSError:
         pass
+    finally:
+        if fd is not None:
+            os.close(fd)
     keys.sort()
-    return keys, links, frozenset(found)
+    return keys, frozenset(found)
 
 
 class Walk:
     """Every file below `root`/`top` as a '/'-separated path relative to `top`, in sorted order.
 
-    `root` must be resolved. Symlinked directories are never entered (no loop, no way out); a
-    symlinked file is listed only if it resolves inside `root`. `max_depth` 0 lists `top` alone,
-    1 also its subdirectories. SKIP_DIRS and what ignore files hide are not entered or listed.
+    `root` must be resolved. Symlinks are neither entered nor listed (no loop, no way out, and
+    ripgrep never searches them). `max_depth` 0 lists `top` alone, 1 also its subdirectories.
+    Skipped folders (`is_skipped`) and what ignore files hide are not entered or listed.
     While and after iterating: `walked` entries looked at, `hidden` per kind of ignore file,
     `complete` once the walk reached its end, `blocked` when `top` itself is skipped or hidden.
     Set `budget` (entries) at any time to stop the walk there.
@@ -125,12 +130,12 @@ class Walk:
             self.blocked, self.complete = rules, True
             return
         base = f"{self.top}/" if self.top else ""  # rules want paths from the root
-        keys, links, _ = _listing(os.path.join(self.root, self.top))
-        # A stack of (prefix relative to top, rules in force, links, the listing, depth): each
-        # listing is read whole, so only one directory is open at a time.
-        stack = [("", rules, links, iter(keys), 0)]
+        keys, _ = _listing(self.root, os.path.join(self.root, self.top))
+        # A stack of (prefix relative to top, rules in force, the listing, depth): each listing
+        # is read whole, so only one directory is open at a time.
+        stack = [("", rules, iter(keys), 0)]
         while stack:
-            prefix, rules, links, keys, depth = stack[-1]
+            prefix, rules, keys, depth = stack[-1]
             ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
             for key in keys:
                 if self.budget is not None and self.walked >= self.budget:
@@ -138,22 +143,20 @@ class Walk:
                 self.walked += 1
                 is_dir = key[-1] == "/"
                 path = prefix + (key[:-1] if is_dir else key)
-                if is_dir and key[:-1] in SKIP_DIRS:
+                if is_dir and is_skipped(key[:-1]):
                     continue
                 if ruled and (hidden_by := rules.hidden_by(base + path, is_dir)):
                     self.hidden[hidden_by] += 1
                     continue
                 if is_dir:
                     if self.max_depth is None or depth < self.max_depth:
-                        inner_keys, inner_links, found = _listing(
-                            os.path.join(self.root, base + path)
+                        inner_keys, found = _listing(
+                            self.root, os.path.join(self.root, base + path)
                         )
                         inner = rules.below(self.root, base + path, found) if found else rules
-                        stack.append((path + "/", inner, inner_links, iter(inner_keys), depth + 1))
+                        stack.append((path + "/", inner, iter(inner_keys), depth + 1))
                         break  # walk the subdirectory now: its paths sort before the next entry
-                elif key not in links or _is_file_inside(
-                    self.root, os.path.join(self.root, base + path)
-                ):
+                else:
                     yield path
             else:
                 stack.pop()
@@ -186,7 +189,7 @@ class Visibility:
             if path not in self._rules:
                 if isinstance(rules, str):
                     self._rules[path] = rules
-                elif part in SKIP_DIRS:
+                elif is_skipped(part):
                     self._rules[path] = part
                 else:
                     hidden_by = rules.hidden_by(path, is_dir=True)
