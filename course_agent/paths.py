@@ -119,18 +119,23 @@ def open_inside(root: Path, target: Path, shown: str) -> int:
 
 
 def open_directory_inside(root: Path, directory: str) -> int | None:
-    """Open `directory` (a path below the resolved `root`) for listing, as open_inside opens a
-    file: None when it is gone, unreadable, or no longer inside `root` (a folder on the way
-    swapped for a symlink since it was seen). A walk calls this once per folder, so it takes
-    the root as already resolved."""
+    """Open `directory` (a path below the resolved `root`) for listing, checked as open_inside
+    checks a file: None when it is gone, unreadable, or no longer inside `root` (a folder on the
+    way swapped for a symlink since it was seen). The root comes resolved; paths stay strings."""
     try:
         fd = os.open(directory, _OPEN_FLAGS | getattr(os, "O_DIRECTORY", 0))
     except OSError:
         return None
     try:
-        if _opened_inside(root, fd, Path(directory)):
-            return fd
+        opened = _opened_path(fd)
+        if opened is not None:
+            top = str(root)
+            inside = opened == top or opened.startswith(top.rstrip(os.sep) + os.sep)
+        else:
+            inside = _opened_inside(root, fd, Path(directory))
     except (OSError, ToolError):
-        pass
+        inside = False
+    if inside:
+        return fd
     os.close(fd)
     return None

@@ -385,3 +385,19 @@ def test_within_any_budget_the_page_is_right_and_the_count_a_true_bound(
         assert result.meta["matches"] == len(expected)
     else:
         assert limit <= result.meta["matches"] <= len(expected)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors in /proc")
+def test_a_walk_stopped_or_abandoned_keeps_no_folder_open(tmp_path: Path) -> None:
+    # Each level of a walk holds its folder open while it walks below it: a walk cut short by
+    # a budget, or dropped half-way by its caller, must close them all.
+    make_tree(tmp_path, [f"a/b/c/d/f{n}.txt" for n in range(5)] + ["z.txt"])
+    before = len(list(Path("/proc/self/fd").iterdir()))
+    for _ in range(50):
+        walk = Walk(tmp_path.resolve())
+        walk.budget = 5
+        list(walk)
+        dropped = iter(Walk(tmp_path.resolve()))
+        next(dropped)
+        del dropped
+    assert len(list(Path("/proc/self/fd").iterdir())) == before

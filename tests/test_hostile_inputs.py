@@ -97,26 +97,29 @@ def test_an_absolute_path_inside_is_fine(root: Path) -> None:
     assert result.ok and result.content.startswith("src/calc.js (lines 1-1 of 1)")
 
 
+@pytest.mark.parametrize("held", [64, 0])  # by name in its parent, or by path and checked
 def test_a_directory_swapped_during_a_walk_is_not_listed_through(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: int
 ) -> None:
-    # The walk lists the root, sees the folder sub/, and only then lists sub: in between,
+    # The walk lists the root, sees the folder sub/, and only then opens sub: in between,
     # another process swaps sub for a symlink leading out. Its names must not come back.
     root = tmp_path / "app"
     (root / "sub").mkdir(parents=True)
     (root / "sub" / "inside.txt").write_text("x\n")
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / f"{SECRET}.txt").write_text("x\n")
-    real_listing = walk_module._listing
+    real_open = walk_module._open_folder
 
-    def swap_then_list(*args: object) -> object:
-        if str(args[-1]).endswith("sub") and not (root / "sub").is_symlink():
+    def swap_then_open(root_: Path, path: str, name: str, parent: int | None) -> int | None:
+        if name == "sub" and not (root / "sub").is_symlink():
             os.rename(root / "sub", root / "sub.real")
             (root / "sub").symlink_to(tmp_path / "outside")
-        return real_listing(*args)
+        return real_open(root_, path, name, parent)
 
-    monkeypatch.setattr(walk_module, "_listing", swap_then_list)
-    assert SECRET not in execute(root, "glob", pattern="**/*").content
+    monkeypatch.setattr(walk_module, "_open_folder", swap_then_open)
+    monkeypatch.setattr(walk_module, "_HELD_LEVELS", held)
+    content = execute(root, "glob", pattern="**/*").content
+    assert (root / "sub").is_symlink() and SECRET not in content
 
 
 # Each state lasts about as long as a walk takes from seeing sub/ to listing it.

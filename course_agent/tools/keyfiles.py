@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from pathlib import PurePath
 
 __all__ = ["KEY_FILES", "is_key_file", "is_key_name", "key_part", "refusal"]
@@ -17,6 +18,8 @@ __all__ = ["KEY_FILES", "is_key_file", "is_key_name", "key_part", "refusal"]
 # fnmatch patterns for a file's name. .env.* covers .env.local and .env.production, and also
 # .env.example: a template that may have been filled in is treated like the real thing.
 KEY_FILES = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".netrc", ".pypirc")
+# One regex for the list: a walk asks about every folder's name.
+_KEY_NAME = re.compile("|".join(fnmatch.translate(pattern) for pattern in KEY_FILES))
 
 
 def is_key_name(name: str) -> bool:
@@ -26,9 +29,10 @@ def is_key_name(name: str) -> bool:
     an NTFS stream named after a colon (`.env::$DATA`).
     """
     name = name.casefold()
+    if _KEY_NAME.match(name):
+        return True
     windows = name.partition(":")[0].rstrip(". ")
-    forms = {name, windows}
-    return any(fnmatch.fnmatchcase(form, pattern) for form in forms for pattern in KEY_FILES)
+    return windows != name and _KEY_NAME.match(windows) is not None
 
 
 def key_part(path: str | os.PathLike[str]) -> str | None:

@@ -44,7 +44,11 @@ SKIP_DIRS = COURSE_SKIPS | {
 }
 
 _IGNORE_NAMES = frozenset(kind.split("/")[0] for kind in KINDS)  # .gitignore, ..., .git
-_LIST_FD = os.scandir in os.supports_fd  # not on Windows: there a listing goes by its path
+# A walk lists each folder through a descriptor opened within its parent's (not on Windows:
+# there a listing goes by its path). One descriptor is held per level, up to _HELD_LEVELS.
+_BY_DESCRIPTOR = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0)
+_HELD_LEVELS = 64
 
 # Control characters would break "one path per line"; they are shown as escapes instead.
 _ESCAPES = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {
@@ -72,20 +76,31 @@ def is_skipped(name: str) -> bool:
     return name in SKIP_DIRS or is_key_name(name)
 
 
-def _listing(root: Path, directory: str) -> tuple[list[str], frozenset[str]]:
-    """A directory's entries as sorted keys, a directory's with a "/" appended, so that a
-    depth-first walk yields sorted paths ("a.txt" < "a/b" < "a0"); and which ignore files (and
-    .git) it holds. Symlinks are left out, as ripgrep leaves them. Unreadable, or no longer inside
-    `root` (a folder on the way swapped for a symlink since its parent was listed): nothing."""
+def _open_folder(root: Path, path: str, name: str, parent: int | None) -> int | None:
+    """A descriptor for the folder `path` (below `root`), named `name` in the folder `parent`
+    is open on; None when it is gone, unreadable or not inside `root`.
+
+    Opened by its name within its parent, itself inside, and not through a symlink
+    (O_NOFOLLOW): so it is inside, whatever was swapped since the parent was listed. Without a
+    parent descriptor (the top of the walk, very deep folders) the path is opened and checked.
+    """
+    if parent is None:
+        return open_directory_inside(root, path)
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
+    except OSError:
+        return None
+
+
+def _listing(folder: int | str) -> tuple[list[str], frozenset[str]]:
+    """A folder's entries (by descriptor, or path where descriptors cannot be listed) as sorted
+    keys, a folder's with a "/" appended, so that a depth-first walk yields sorted paths
+    ("a.txt" < "a/b" < "a0"); and which ignore files (and .git) it holds. Symlinks are left
+    out, as ripgrep leaves them. Unreadable: nothing, as find 2>/dev/null."""
     keys: list[str] = []
     found: set[str] = set()
-    # The listing is read through a descriptor checked to be inside the root, so what is
-    # listed is what was checked.
-    fd = open_directory_inside(root, directory) if _LIST_FD else None
-    if _LIST_FD and fd is None:
-        return keys, frozenset()
     try:
-        with os.scandir(directory if fd is None else fd) as scan:
+        with os.scandir(folder) as scan:
             for entry in scan:
                 # DirEntry answers from the directory listing itself (d_type): no stat call,
                 # which is what keeps this walk close to find's speed.
@@ -98,9 +113,6 @@ def _listing(root: Path, directory: str) -> tuple[list[str], frozenset[str]]:
                     keys.append(name)
     except OSError:
         pass
-    finally:
-        if fd is not None:
-            os.close(fd)
     keys.sort()
     return keys, frozenset(found)
 
@@ -130,37 +142,59 @@ class Walk:
             self.blocked, self.complete = rules, True
             return
         base = f"{self.top}/" if self.top else ""  # rules want paths from the root
-        keys, _ = _listing(self.root, os.path.join(self.root, self.top))
-        # A stack of (prefix relative to top, rules in force, the listing, depth): each listing
-        # is read whole, so only one directory is open at a time.
-        stack = [("", rules, iter(keys), 0)]
-        while stack:
-            prefix, rules, keys, depth = stack[-1]
-            ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
-            for key in keys:
-                if self.budget is not None and self.walked >= self.budget:
-                    return
-                self.walked += 1
-                is_dir = key[-1] == "/"
-                path = prefix + (key[:-1] if is_dir else key)
-                if is_dir and is_skipped(key[:-1]):
-                    continue
-                if ruled and (hidden_by := rules.hidden_by(base + path, is_dir)):
-                    self.hidden[hidden_by] += 1
-                    continue
-                if is_dir:
-                    if self.max_depth is None or depth < self.max_depth:
-                        inner_keys, found = _listing(
-                            self.root, os.path.join(self.root, base + path)
-                        )
-                        inner = rules.below(self.root, base + path, found) if found else rules
-                        stack.append((path + "/", inner, iter(inner_keys), depth + 1))
+        keys, _, fd = self._enter(self.top, self.top, None, hold=True)
+        # A stack of (prefix relative to top, rules in force, the listing, depth, descriptor):
+        # each listing is read whole; a folder's descriptor stays open while its subfolders
+        # are opened within it.
+        stack = [("", rules, iter(keys), 0, fd)]
+        try:
+            while stack:
+                prefix, rules, keys, depth, fd = stack[-1]
+                ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
+                for key in keys:
+                    if self.budget is not None and self.walked >= self.budget:
+                        return
+                    self.walked += 1
+                    is_dir = key[-1] == "/"
+                    path = prefix + (key[:-1] if is_dir else key)
+                    if is_dir and is_skipped(key[:-1]):
+                        continue
+                    if ruled and (hidden_by := rules.hidden_by(base + path, is_dir)):
+                        self.hidden[hidden_by] += 1
+                        continue
+                    if not is_dir:
+                        yield path
+                    elif self.max_depth is None or depth < self.max_depth:
+                        hold = depth < _HELD_LEVELS
+                        inner, found, inner_fd = self._enter(base + path, key[:-1], fd, hold)
+                        below = rules.below(self.root, base + path, found) if found else rules
+                        stack.append((path + "/", below, iter(inner), depth + 1, inner_fd))
                         break  # walk the subdirectory now: its paths sort before the next entry
                 else:
-                    yield path
-            else:
-                stack.pop()
-        self.complete = True
+                    stack.pop()
+                    if fd is not None:
+                        os.close(fd)
+            self.complete = True
+        finally:  # stopped by the budget, or abandoned by the caller: close what is held
+            for *_, held in stack:
+                if held is not None:
+                    os.close(held)
+
+    def _enter(
+        self, path: str, name: str, parent: int | None, hold: bool
+    ) -> tuple[list[str], frozenset[str], int | None]:
+        """The folder `path` (from the root), named `name` in the folder `parent` is open on:
+        its keys and ignore files, and its descriptor if `hold` (else None)."""
+        where = os.path.join(self.root, path)
+        if not _BY_DESCRIPTOR:
+            return (*_listing(where), None)
+        fd = _open_folder(self.root, where, name, parent)
+        if fd is None:
+            return [], frozenset(), None
+        keys, found = _listing(fd)
+        if not hold:
+            os.close(fd)
+        return keys, found, fd if hold else None
 
     def hidden_note(self) -> str:
         """`41 paths hidden by .gitignore, 2 by .ignore`; "at least" while the walk is partial."""
