@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
+from course_agent.tools import glob_files as glob_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.walk import SKIP_DIRS, Walk, show_path, walk_files
 
@@ -330,9 +331,9 @@ def test_past_the_budget_the_withheld_count_is_a_bound(tmp_path: Path) -> None:
         "(at least 31 more withheld; counting stopped after 40 entries walked; "
         "narrow the pattern or raise limit)"
     )
-    assert result.meta == {"matches": 36, "shown": 5, "exact": False}
+    assert result.meta == {"matches": 36, "shown": 5, "exact": False, "stopped": False}
     exact = run_glob(GlobArgs(pattern="**/*.txt", limit=5), ToolContext(tmp_path), budget=400)
-    assert exact.meta == {"matches": 300, "shown": 5, "exact": True}
+    assert exact.meta == {"matches": 300, "shown": 5, "exact": True, "stopped": False}
     assert exact.content.endswith("(295 more withheld; narrow the pattern or raise limit)")
 
 
@@ -401,3 +402,35 @@ def test_a_walk_stopped_or_abandoned_keeps_no_folder_open(tmp_path: Path) -> Non
         next(dropped)
         del dropped
     assert len(list(Path("/proc/self/fd").iterdir())) == before
+
+
+# -- a time budget for the whole call -------------------------------------------------------------
+
+
+def test_a_spent_time_budget_stops_the_walk_and_says_so(tree: Path) -> None:
+    # A pattern that matches nothing walked every file, with no bound in time: a home folder
+    # of millions of files, or ignore files that take long to read, kept the kernel busy.
+    args = GlobArgs(pattern="**/*.nothing")
+    result = run_glob(args, ToolContext(tree), seconds=0)
+    assert result.meta["stopped"] is True
+    assert result.content == (
+        "no files match **/*.nothing in the 0 entries walked before the time budget ran out; "
+        "narrow the pattern, e.g. start it with a folder such as src/"
+    )
+
+
+def test_a_page_cut_by_the_time_budget_says_it_may_miss_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path, [f"f{n:03}.txt" for n in range(200)])
+    # The clock reads 0 when the budget is set, 1 at the walk's first check, and 100 at its
+    # second, 64 entries in.
+    clock = iter([0, 1] + [100] * 10)
+    monkeypatch.setattr(glob_module.time, "monotonic", lambda: next(clock))
+    result = run_glob(GlobArgs(pattern="**/*"), ToolContext(tmp_path), seconds=3)
+    lines = result.content.split("\n")
+    assert result.meta["stopped"] is True and lines[:-1] == [f"f{n:03}.txt" for n in range(64)]
+    assert lines[-1].startswith("(listing stopped after 3 s and 64 ")
+    assert lines[-1].endswith(
+        " entries walked: more files may match; narrow the pattern, e.g. start it with a folder)"
+    )

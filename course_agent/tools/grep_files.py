@@ -172,7 +172,11 @@ class _Lines:
             # rg prints each file's lines together: count them to spot a file cut at `limit`.
             if path != current:
                 current, folder, in_file = path, os.path.dirname(path), 0
-                shown = self.visible is None or self.visible(_relative(path))
+                try:
+                    shown = self.visible is None or self.visible(_relative(path))
+                except TimeoutError:  # its ignore files took the time left
+                    run.stopped = True
+                    return
             if not shown:
                 continue
             in_file, self.seen = in_file + 1, self.seen + 1
@@ -191,7 +195,12 @@ class _Count:
     def __call__(self, run: Ripgrep) -> None:
         self.total, self.complete = 0, True
         for path, rest in run.records():
-            if rest.isdigit() and (self.visible is None or self.visible(_relative(path))):
+            try:
+                counted = rest.isdigit() and (self.visible is None or self.visible(_relative(path)))
+            except TimeoutError:  # its ignore files took the time left
+                run.stopped = True
+                return
+            if counted:
                 self.total += int(rest)
                 if self.total > COUNT_BUDGET:
                     self.complete = False
@@ -227,10 +236,9 @@ def _recount(
 
     # Folders named on the command line escape the ignore files above them (rg reads none above
     # where it starts), so their counts are checked against the rules too.
-    count = _Count(visible or (Visibility(root) if folders else None))
-    run, count_rung = _search(
-        command, root, min(deadline, time.monotonic() + COUNT_TIME_S), count, rung
-    )
+    count_deadline = min(deadline, time.monotonic() + COUNT_TIME_S)
+    count = _Count(visible or (Visibility(root, count_deadline) if folders else None))
+    run, count_rung = _search(command, root, count_deadline, count, rung)
     total = max(total + count.total, lines_pass.seen)
     if not count.complete:
         return total, f"counting stopped past {COUNT_BUDGET} matches"
@@ -257,7 +265,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     root, deadline = ctx.root.resolve(), time.monotonic() + TIME_BUDGET_S
     # The model's glob is a whitelist to rg, and a whitelist beats .gitignore there: "*.py" would
     # search an ignored version.py. What rg finds is then checked against the ignore rules.
-    visible = Visibility(root) if glob else None
+    visible = Visibility(root, deadline) if glob else None
 
     # Pass 1: the lines.
     lines_pass = _Lines(limit, visible)
@@ -315,7 +323,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         notes.append(f"(some files could not be read: {error.splitlines()[0]})")
     if not lines:
         lines = [f"no matches for {pattern}" + (f" in files matching {glob}" if glob else "")]
-        walk = Walk(root)
+        walk = Walk(root, deadline=deadline)
         walk.budget = WALK_BUDGET
         for _ in walk:
             pass  # only what the ignore files hid is wanted

@@ -7,12 +7,13 @@ looked at and what ignore rules hid. Deliberately not handled: matching (glob do
 from __future__ import annotations
 
 import os
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..paths import open_directory_inside
-from .ignore import KINDS, Rules
+from .ignore import KINDS, MAX_RULES_BYTES, Rules
 from .keyfiles import is_key_name
 
 __all__ = [
@@ -49,6 +50,8 @@ _IGNORE_NAMES = frozenset(kind.split("/")[0] for kind in KINDS)  # .gitignore, .
 _BY_DESCRIPTOR = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
 _FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_DIRECTORY", 0)
 _HELD_LEVELS = 64
+# Bytes of ignore files a Visibility keeps read, over all the folders it was asked about.
+_KEPT_BYTES = 4 * MAX_RULES_BYTES
 
 # Control characters would break "one path per line"; they are shown as escapes instead.
 _ESCAPES = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {
@@ -124,23 +127,40 @@ class Walk:
     ripgrep never searches them). `max_depth` 0 lists `top` alone, 1 also its subdirectories.
     Skipped folders (`is_skipped`) and what ignore files hide are not entered or listed.
     While and after iterating: `walked` entries looked at, `hidden` per kind of ignore file,
-    `complete` once the walk reached its end, `blocked` when `top` itself is skipped or hidden.
-    Set `budget` (entries) at any time to stop the walk there.
+    `complete` once the walk reached its end, `blocked` when `top` itself is skipped or hidden,
+    `stopped` when it ended at its `deadline`, `rules_cut` when some ignore file met on the way
+    was too large to apply in full. Set `budget` (entries) at any time to stop the walk there.
     """
 
-    def __init__(self, root: Path, top: str = "", max_depth: int | None = None) -> None:
-        self.root, self.top, self.max_depth = root, top, max_depth
+    def __init__(
+        self,
+        root: Path,
+        top: str = "",
+        max_depth: int | None = None,
+        deadline: float | None = None,
+    ) -> None:
+        self.root, self.top, self.max_depth, self.deadline = root, top, max_depth, deadline
         self.budget: int | None = None
         self.walked = 0
         self.hidden: Counter[str] = Counter()
-        self.complete = False
+        self.complete = self.stopped = self.rules_cut = False
         self.blocked: str | None = None  # "node_modules" or ".gitignore": why top is not walked
 
+    def _out_of_time(self) -> bool:
+        """Whether the deadline (time.monotonic) has passed; then the walk is `stopped`."""
+        self.stopped = self.deadline is not None and time.monotonic() >= self.deadline
+        return self.stopped
+
     def __iter__(self) -> Iterator[str]:
-        rules = Visibility(self.root).rules_in(self.top)
+        try:
+            rules = Visibility(self.root, self.deadline).rules_in(self.top)
+        except TimeoutError:
+            self.stopped = True
+            return
         if isinstance(rules, str):
             self.blocked, self.complete = rules, True
             return
+        self.rules_cut = not rules.complete
         base = f"{self.top}/" if self.top else ""  # rules want paths from the root
         keys, _, fd = self._enter(self.top, self.top, None, hold=True)
         # A stack of (prefix relative to top, rules in force, the listing, depth, descriptor):
@@ -153,6 +173,8 @@ class Walk:
                 ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
                 for key in keys:
                     if self.budget is not None and self.walked >= self.budget:
+                        return
+                    if not self.walked % 64 and self._out_of_time():  # a cheap, regular check
                         return
                     self.walked += 1
                     is_dir = key[-1] == "/"
@@ -169,6 +191,9 @@ class Walk:
                         inner, found, inner_fd = self._enter(base + path, key[:-1], fd, hold)
                         below = rules.below(self.root, base + path, found) if found else rules
                         stack.append((path + "/", below, iter(inner), depth + 1, inner_fd))
+                        self.rules_cut = self.rules_cut or not below.complete
+                        if found and self._out_of_time():  # ignore files may take a while
+                            return
                         break  # walk the subdirectory now: its paths sort before the next entry
                 else:
                     stack.pop()
@@ -208,11 +233,14 @@ class Walk:
 
 class Visibility:
     """Whether the walk would list a file, for paths found another way (ripgrep's output):
-    `visible("src/a.py")`. Each directory's rules are read once and kept."""
+    `visible("src/a.py")`. Each directory's rules are read once and kept, up to _KEPT_BYTES of
+    ignore files in all; past `deadline` (time.monotonic) a new directory raises TimeoutError."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self._rules: dict[str, Rules | str] = {"": Rules().below(root, "")}
+    def __init__(self, root: Path, deadline: float | None = None) -> None:
+        self.root, self.deadline = root, deadline
+        self._top = Rules().below(root, "")
+        self._rules: dict[str, Rules | str] = {"": self._top}
+        self._kept = self._top.size  # bytes of ignore files read into the kept rules
 
     def rules_in(self, directory: str) -> Rules | str:
         """The rules in force in `directory` (relative to the root), or why it is not walked:
@@ -221,13 +249,20 @@ class Visibility:
         for part in directory.split("/") if directory else []:
             path = f"{path}/{part}" if path else part
             if path not in self._rules:
+                if self.deadline is not None and time.monotonic() >= self.deadline:
+                    raise TimeoutError(f"no time left to read the ignore files of {path}")
                 if isinstance(rules, str):
                     self._rules[path] = rules
                 elif is_skipped(part):
                     self._rules[path] = part
                 else:
                     hidden_by = rules.hidden_by(path, is_dir=True)
-                    self._rules[path] = hidden_by or rules.below(self.root, path)
+                    inner = hidden_by or rules.below(self.root, path)
+                    if not isinstance(inner, str) and inner is not rules:
+                        self._kept += inner.size - rules.size
+                        if self._kept > _KEPT_BYTES:  # forget the others; the chain stays
+                            self._rules, self._kept = {"": self._top}, inner.size
+                    self._rules[path] = inner
             rules = self._rules[path]
         return rules
 
