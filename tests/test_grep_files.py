@@ -74,6 +74,18 @@ def test_key_files_are_never_searched(tmp_path: Path, glob: str | None) -> None:
         assert content == "config.py:1:API_KEY = os.environ['API_KEY']"
 
 
+def test_names_read_file_refuses_are_never_searched_either(tmp_path: Path) -> None:
+    # rg's --iglob folds ASCII case only: "a.\u212aey" (a Kelvin sign, "k" once case-folded)
+    # and "id_r\u017fa" (a long s) slipped past it, while read_file refuses them, as a
+    # case-insensitive disk (APFS) may open them as a.key and id_rsa.
+    names = ["a.\u212aey", "id_r\u017fa", "x.PEM/y.txt", ".eNv.local"]
+    make_tree(tmp_path, {name: "API_KEY=sk-live-123\n" for name in names})
+    make_tree(tmp_path, {"config.py": "API_KEY = 1\n" * 60})
+    assert "sk-live" not in grep(tmp_path, "API_KEY")
+    assert "sk-live" not in grep(tmp_path, "API_KEY", limit=1)  # the counting pass too
+    assert "(59 more matches withheld" in grep(tmp_path, "API_KEY", limit=1)
+
+
 @pytest.mark.parametrize(
     ("glob", "paths"),
     [

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
 from ..redaction import redact_cut
-from .keyfiles import KEY_FILES
+from .keyfiles import KEY_FILES, is_key_file
 from .rg_process import Ripgrep
 from .walk import SKIP_DIRS, WALK_BUDGET, Visibility, Walk, show_path
 from .wildcard import MAX_PATTERN_CHARS
@@ -173,7 +173,7 @@ class _Lines:
             if path != current:
                 current, folder, in_file = path, os.path.dirname(path), 0
                 try:
-                    shown = self.visible is None or self.visible(_relative(path))
+                    shown = _searchable(_relative(path), self.visible)
                 except TimeoutError:  # its ignore files took the time left
                     run.stopped = True
                     return
@@ -196,7 +196,7 @@ class _Count:
         self.total, self.complete = 0, True
         for path, rest in run.records():
             try:
-                counted = rest.isdigit() and (self.visible is None or self.visible(_relative(path)))
+                counted = rest.isdigit() and _searchable(_relative(path), self.visible)
             except TimeoutError:  # its ignore files took the time left
                 run.stopped = True
                 return
@@ -210,6 +210,12 @@ class _Count:
 
 def _relative(path: bytes) -> str:
     return os.fsdecode(path.removeprefix(b"./"))
+
+
+def _searchable(relative: str, visible: Callable[[str], bool] | None) -> bool:
+    """Whether a file rg searched may be shown: not a key file (rg's --iglob folds ASCII case
+    only; read_file's test folds all of Unicode), and visible to the walk if that is asked."""
+    return not is_key_file(relative) and (visible is None or visible(relative))
 
 
 def _recount(
