@@ -12,9 +12,10 @@ from pathlib import Path
 
 from .protocol import ToolError
 
-__all__ = ["MAX_PATH_CHARS", "is_inside", "open_inside", "resolve_inside"]
+__all__ = ["MAX_PATH_CHARS", "is_inside", "open_directory_inside", "open_inside", "resolve_inside"]
 
 MAX_PATH_CHARS = 4096  # Linux's PATH_MAX: no longer path can be opened anyway
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 
 def is_inside(root: Path, target: Path) -> bool:
@@ -68,18 +69,29 @@ def resolve_inside(root: Path, path: str) -> Path:
     return target
 
 
-def _opened_path(fd: int) -> Path | None:
+def _opened_path(fd: int) -> str | None:
     """Where the kernel says the open descriptor `fd` is; None where it cannot say."""
     try:
-        return Path(os.readlink(f"/proc/self/fd/{fd}"))  # Linux
+        return os.readlink(f"/proc/self/fd/{fd}")  # Linux
     except OSError:
         pass
     try:
         import fcntl
 
-        return Path(os.fsdecode(fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024)).rstrip(b"\0")))
+        return os.fsdecode(fcntl.fcntl(fd, fcntl.F_GETPATH, bytes(1024)).rstrip(b"\0"))
     except (ImportError, AttributeError, OSError):  # not macOS: no F_GETPATH, or no fcntl
         return None
+
+
+def _opened_inside(root: Path, fd: int, target: Path) -> bool:
+    """Whether the descriptor `fd`, opened at `target`, is inside the resolved `root`: by its
+    real path, or where the system cannot tell one, by its device and inode against `target`
+    resolved afresh."""
+    opened = _opened_path(fd)
+    if opened is not None:
+        return is_inside(root, Path(opened))
+    info, fresh = os.fstat(fd), os.stat(resolve_inside(root, str(target)))
+    return (info.st_dev, info.st_ino) == (fresh.st_dev, fresh.st_ino)
 
 
 def open_inside(root: Path, target: Path, shown: str) -> int:
@@ -91,15 +103,9 @@ def open_inside(root: Path, target: Path, shown: str) -> int:
     those of the path resolved afresh). O_NOFOLLOW refuses a last component that became a
     symlink; O_NONBLOCK keeps a file that became a FIFO from blocking the open.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags)
+    fd = os.open(target, _OPEN_FLAGS)
     try:
-        opened = _opened_path(fd)
-        if opened is not None:
-            inside = is_inside(root.resolve(), opened)
-        else:
-            info, fresh = os.fstat(fd), os.stat(resolve_inside(root, str(target)))
-            inside = (info.st_dev, info.st_ino) == (fresh.st_dev, fresh.st_ino)
+        inside = _opened_inside(root.resolve(), fd, target)
     except BaseException:
         os.close(fd)
         raise
@@ -110,3 +116,26 @@ def open_inside(root: Path, target: Path, shown: str) -> int:
             f"directory; paths must stay inside {root.name}/"
         )
     return fd
+
+
+def open_directory_inside(root: Path, directory: str) -> int | None:
+    """Open `directory` (a path below the resolved `root`) for listing, checked as open_inside
+    checks a file: None when it is gone, unreadable, or no longer inside `root` (a folder on the
+    way swapped for a symlink since it was seen). The root comes resolved; paths stay strings."""
+    try:
+        fd = os.open(directory, _OPEN_FLAGS | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        opened = _opened_path(fd)
+        if opened is not None:
+            top = str(root)
+            inside = opened == top or opened.startswith(top.rstrip(os.sep) + os.sep)
+        else:
+            inside = _opened_inside(root, fd, Path(directory))
+    except (OSError, ToolError):
+        inside = False
+    if inside:
+        return fd
+    os.close(fd)
+    return None

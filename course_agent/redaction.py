@@ -1,8 +1,8 @@
 """Cut secret values out of any text before it is shown, sent, saved or cut into an excerpt.
 
-A key is matched as a substring (not a word) in its plain, URL-encoded and JSON-escaped forms.
-Deliberately not handled: keys split across two texts (redact whole texts, then cut them) and
-encodings a gateway might invent (base64 of the header, say); those are the caller's to avoid.
+A key is matched as a substring (not a word) in its plain, URL-encoded and JSON-escaped forms;
+`redact_cut` cuts an excerpt without leaving the start of a key where the cut fell. Deliberately
+not handled: keys split across two texts, and encodings a gateway might invent (base64, say).
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ import json
 from collections.abc import Iterable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["REDACTED", "encoded_forms", "redact"]
+__all__ = ["MIN_PARTIAL", "REDACTED", "encoded_forms", "redact", "redact_cut"]
 
 REDACTED = "[redacted]"
+# The start of a key a cut may leave behind: 3 characters are "sk-", which every key of a vendor
+# shares; 4 or more are replaced too.
+MIN_PARTIAL = 4
 
 
 def encoded_forms(secret: str) -> set[str]:
@@ -37,3 +40,32 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     for form in reversed(forms):
         text = text.replace(form, REDACTED)
     return text
+
+
+def redact_cut(
+    text: str, limit: int, secrets: Iterable[str], *, was_cut: bool = False
+) -> tuple[str, bool]:
+    """(`text` redacted, then cut to `limit` characters; whether it ends cut). Where it ends cut,
+    here or before it arrived (`was_cut`: ripgrep's preview of a long line, say), a start of a
+    key of MIN_PARTIAL characters or more that the cut left behind is replaced by [redacted] too.
+
+    So the excerpt may run len(REDACTED) characters past `limit`, but never holds part of a key.
+    """
+    secrets = list(secrets)
+    text = redact(text, secrets)
+    if len(text) > limit:
+        text, was_cut = text[:limit], True
+    if not was_cut:
+        return text, False
+    start = len(text)  # where the earliest partial key at the end begins
+    for form in {form for secret in secrets for form in encoded_forms(secret)}:
+        if len(form) <= MIN_PARTIAL:
+            continue
+        tail = len(text) - (len(form) - 1)  # a partial form is shorter than the form
+        at = text.find(form[:MIN_PARTIAL], max(tail, 0))
+        while at >= 0 and at < start:
+            if form.startswith(text[at:]):
+                start = at
+                break
+            at = text.find(form[:MIN_PARTIAL], at + 1)
+    return (text if start == len(text) else text[:start] + REDACTED), True

@@ -8,14 +8,14 @@ and truncation applied here, once, for every tool. Deliberately not handled: app
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from pydantic import ValidationError
 
 from .protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
-from .redaction import redact
+from .redaction import redact, redact_cut
 from .tools import GLOB_TOOL, GREP_TOOL, READ_FILE_TOOL
 from .truncate import truncate_result
 
@@ -49,11 +49,17 @@ def describe_parameters(tool: ToolDef) -> str:
     return ", ".join(parts)
 
 
-def _explain_validation(tool: ToolDef, error: ValidationError) -> str:
+def _echo(text: str, limit: int, secrets: Sequence[str]) -> str:
+    """The start of what the model sent, to quote back: keys redacted before the cut."""
+    return redact_cut(text, limit, secrets)[0]
+
+
+def _explain_validation(tool: ToolDef, error: ValidationError, secrets: Sequence[str]) -> str:
     problems = []
     for item in error.errors(include_url=False):
         field = ".".join(str(part) for part in item["loc"]) or "arguments"
-        got = "" if item["type"] == "missing" else f" (got {json.dumps(item.get('input'))[:60]})"
+        echoed = _echo(json.dumps(item.get("input")), 60, secrets)
+        got = "" if item["type"] == "missing" else f" (got {echoed})"
         problems.append(f"{field}: {item['msg']}{got}")
     return (
         f"invalid arguments for {tool.name}: {'; '.join(problems)}. "
@@ -65,6 +71,7 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
     """Run one call. The four failures come back as results, never as exceptions: an unknown
     tool, arguments that are not JSON, arguments that fail the schema, a tool that raised.
     """
+    secrets = getattr(ctx, "secrets", ())  # a context a lab's own code built may lack them
     tool = tools.get(call.name)
     if tool is None:
         return ToolResult(
@@ -83,7 +90,7 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
         parsed = json.loads(raw)
     except json.JSONDecodeError as exc:
         return ToolResult(
-            f"arguments for {call.name} are not valid JSON ({exc}): {raw[:80]!r}. "
+            f"arguments for {call.name} are not valid JSON ({exc}): {_echo(raw, 80, secrets)!r}. "
             f"Send one JSON object; parameters: {describe_parameters(tool)}",
             ok=False,
         )
@@ -113,7 +120,7 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
     try:
         args = tool.args.model_validate(parsed)
     except ValidationError as exc:
-        return ToolResult(_explain_validation(tool, exc), ok=False)
+        return ToolResult(_explain_validation(tool, exc, secrets), ok=False)
 
     try:
         return tool.run(args, ctx)

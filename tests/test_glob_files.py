@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
+from course_agent.tools import glob_files as glob_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.walk import SKIP_DIRS, Walk, show_path, walk_files
 
@@ -82,7 +83,33 @@ def test_walk_never_enters_symlinked_directories(tmp_path: Path) -> None:
     (root / "dangling.js").symlink_to("nowhere.js")
     (root / "spin").symlink_to("spin")
     (root / "sneaky.js").symlink_to("spin/../out/secret.js")  # through a loop, then out
-    assert sorted(walk_files(root.resolve())) == ["a.js", "alias.js", "sub/b.js"]
+    # Symlinked files are not listed either, even inside (alias.js): ripgrep never searches
+    # them, so grep would never find what glob listed. Their targets are listed as themselves.
+    assert sorted(walk_files(root.resolve())) == ["a.js", "sub/b.js"]
+
+
+def test_a_symlink_to_an_ignored_file_is_not_listed(tmp_path: Path) -> None:
+    # config.js -> build/config.js: listed, glob would name a file whose content grep never
+    # searches (build/ is ignored, and rg does not follow symlinks).
+    root = make_tree(tmp_path, ["build/config.js", "a.js"])
+    (root / ".gitignore").write_text("build/\n")
+    (root / "config.js").symlink_to("build/config.js")
+    assert glob(root, "*.js").split("\n") == ["a.js", "(1 path hidden by .gitignore)"]
+
+
+@pytest.mark.parametrize(
+    "folder", [".env", ".ENV", ".env.d", "certs.pem", "deploy.key", "id_rsa.d"]
+)
+def test_a_folder_named_like_a_key_file_is_never_listed(tmp_path: Path, folder: str) -> None:
+    # grep never searches below it (its name is a key file's), so glob does not list it: a
+    # virtualenv made with `python -m venv .env` is noise anyway.
+    key_file = [] if folder == ".env" else [".env"]  # a key file's name stays listed
+    root = make_tree(
+        tmp_path, [f"{folder}/bin/activate", f"{folder}/pyvenv.cfg", "a.py", *key_file]
+    )
+    assert glob(root, "**/*").split("\n") == [*key_file, "a.py"]
+    content = glob(root, f"{folder}/*")
+    assert content.startswith(f"no files match {folder}/* ({folder}/ is never listed: its name")
 
 
 @pytest.mark.parametrize(
@@ -304,9 +331,9 @@ def test_past_the_budget_the_withheld_count_is_a_bound(tmp_path: Path) -> None:
         "(at least 31 more withheld; counting stopped after 40 entries walked; "
         "narrow the pattern or raise limit)"
     )
-    assert result.meta == {"matches": 36, "shown": 5, "exact": False}
+    assert result.meta == {"matches": 36, "shown": 5, "exact": False, "stopped": False}
     exact = run_glob(GlobArgs(pattern="**/*.txt", limit=5), ToolContext(tmp_path), budget=400)
-    assert exact.meta == {"matches": 300, "shown": 5, "exact": True}
+    assert exact.meta == {"matches": 300, "shown": 5, "exact": True, "stopped": False}
     assert exact.content.endswith("(295 more withheld; narrow the pattern or raise limit)")
 
 
@@ -359,3 +386,51 @@ def test_within_any_budget_the_page_is_right_and_the_count_a_true_bound(
         assert result.meta["matches"] == len(expected)
     else:
         assert limit <= result.meta["matches"] <= len(expected)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors in /proc")
+def test_a_walk_stopped_or_abandoned_keeps_no_folder_open(tmp_path: Path) -> None:
+    # Each level of a walk holds its folder open while it walks below it: a walk cut short by
+    # a budget, or dropped half-way by its caller, must close them all.
+    make_tree(tmp_path, [f"a/b/c/d/f{n}.txt" for n in range(5)] + ["z.txt"])
+    before = len(list(Path("/proc/self/fd").iterdir()))
+    for _ in range(50):
+        walk = Walk(tmp_path.resolve())
+        walk.budget = 5
+        list(walk)
+        dropped = iter(Walk(tmp_path.resolve()))
+        next(dropped)
+        del dropped
+    assert len(list(Path("/proc/self/fd").iterdir())) == before
+
+
+# -- a time budget for the whole call -------------------------------------------------------------
+
+
+def test_a_spent_time_budget_stops_the_walk_and_says_so(tree: Path) -> None:
+    # A pattern that matches nothing walked every file, with no bound in time: a home folder
+    # of millions of files, or ignore files that take long to read, kept the kernel busy.
+    args = GlobArgs(pattern="**/*.nothing")
+    result = run_glob(args, ToolContext(tree), seconds=0)
+    assert result.meta["stopped"] is True
+    assert result.content == (
+        "no files match **/*.nothing in the 0 entries walked before the time budget ran out; "
+        "narrow the pattern, e.g. start it with a folder such as src/"
+    )
+
+
+def test_a_page_cut_by_the_time_budget_says_it_may_miss_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_tree(tmp_path, [f"f{n:03}.txt" for n in range(200)])
+    # The clock reads 0 when the budget is set, 1 at the walk's first check, and 100 at its
+    # second, 64 entries in.
+    clock = iter([0, 1] + [100] * 10)
+    monkeypatch.setattr(glob_module.time, "monotonic", lambda: next(clock))
+    result = run_glob(GlobArgs(pattern="**/*"), ToolContext(tmp_path), seconds=3)
+    lines = result.content.split("\n")
+    assert result.meta["stopped"] is True and lines[:-1] == [f"f{n:03}.txt" for n in range(64)]
+    assert lines[-1].startswith("(listing stopped after 3 s and 64 ")
+    assert lines[-1].endswith(
+        " entries walked: more files may match; narrow the pattern, e.g. start it with a folder)"
+    )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from course_agent.protocol import ToolContext, ToolError
+from course_agent.protocol import ToolCall, ToolContext, ToolError
+from course_agent.registry import default_registry
 from course_agent.tools import grep_files
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
 
@@ -70,6 +72,18 @@ def test_key_files_are_never_searched(tmp_path: Path, glob: str | None) -> None:
     assert "sk-live" not in content
     if glob in (None, "*"):
         assert content == "config.py:1:API_KEY = os.environ['API_KEY']"
+
+
+def test_names_read_file_refuses_are_never_searched_either(tmp_path: Path) -> None:
+    # rg's --iglob folds ASCII case only: "a.\u212aey" (a Kelvin sign, "k" once case-folded)
+    # and "id_r\u017fa" (a long s) slipped past it, while read_file refuses them, as a
+    # case-insensitive disk (APFS) may open them as a.key and id_rsa.
+    names = ["a.\u212aey", "id_r\u017fa", "x.PEM/y.txt", ".eNv.local"]
+    make_tree(tmp_path, {name: "API_KEY=sk-live-123\n" for name in names})
+    make_tree(tmp_path, {"config.py": "API_KEY = 1\n" * 60})
+    assert "sk-live" not in grep(tmp_path, "API_KEY")
+    assert "sk-live" not in grep(tmp_path, "API_KEY", limit=1)  # the counting pass too
+    assert "(59 more matches withheld" in grep(tmp_path, "API_KEY", limit=1)
 
 
 @pytest.mark.parametrize(
@@ -282,3 +296,40 @@ def test_past_the_count_time_the_count_is_a_bound(
         result.content.split("\n")[5],
     )
     assert result.meta["exact"] is False and result.meta["stopped"] is False
+
+
+# -- a configured key is redacted before the line is cut ------------------------------------------
+
+KEY = "sk-proj-" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 3  # 116 characters
+
+
+def grep_with_key(root: Path, pattern: str) -> str:
+    return run_grep(GrepArgs(pattern=pattern), ToolContext(root, (KEY,))).content
+
+
+def test_a_key_across_the_120_character_cut_leaves_no_prefix(tmp_path: Path) -> None:
+    # Cut first, the excerpt ended in "sk-proj-ABCDEFG…", which no later redaction recognises.
+    make_tree(tmp_path, {"conf.py": "token = '" + "x" * 100 + KEY + "'\n"})
+    line = grep_with_key(tmp_path, "token")
+    assert line == "conf.py:1:token = '" + "x" * 100 + "[redacted]'"
+    make_tree(tmp_path, {"conf.py": "token = '" + "x" * 100 + KEY + "x" * 200 + "\n"})
+    line = grep_with_key(tmp_path, "token")
+    assert line.startswith("conf.py:1:token = '" + "x" * 100 + "[redacted]x") and "sk-p" not in line
+
+
+def test_a_key_across_ripgreps_500_byte_preview_leaves_no_prefix(tmp_path: Path) -> None:
+    # Four whole keys, then the fifth cut by ripgrep at byte 500: redacted, the line is short
+    # enough to show whole, and the fifth key's first 25 characters would show with it.
+    make_tree(tmp_path, {"keys.txt": "needle " + f"{KEY} " * 5 + "\n"})
+    line = grep_with_key(tmp_path, "needle")
+    assert line == "keys.txt:1:needle " + "[redacted] " * 4 + "[redacted]…"
+
+
+def test_ripgreps_complaint_quoting_a_key_keeps_no_part_of_it(tmp_path: Path) -> None:
+    # rg quotes a pattern it cannot parse; its complaint is cut at 400 characters.
+    registry = default_registry()
+    pattern = "(" + "x" * 340 + KEY
+    call = ToolCall("1", "grep", json.dumps({"pattern": pattern}))
+    result = registry.execute(call, ToolContext(tmp_path, (KEY,)))
+    assert result.ok is False and "regex parse error" in result.content
+    assert "sk-p" not in result.content

@@ -21,6 +21,7 @@ import course_agent
 from course_agent.protocol import ToolCall, ToolContext, ToolResult
 from course_agent.registry import default_registry
 from course_agent.tools import grep_files
+from course_agent.tools import walk as walk_module
 from course_agent.tools.grep_files import find_rg
 
 SECRET = "TOP-SECRET-VALUE"
@@ -94,6 +95,75 @@ def test_grep_never_reads_outside(root: Path, glob: str | None) -> None:
 def test_an_absolute_path_inside_is_fine(root: Path) -> None:
     result = execute(root, "read_file", path=str(root / "src" / "calc.js"))
     assert result.ok and result.content.startswith("src/calc.js (lines 1-1 of 1)")
+
+
+@pytest.mark.parametrize("held", [64, 0])  # by name in its parent, or by path and checked
+def test_a_directory_swapped_during_a_walk_is_not_listed_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, held: int
+) -> None:
+    # The walk lists the root, sees the folder sub/, and only then opens sub: in between,
+    # another process swaps sub for a symlink leading out. Its names must not come back.
+    root = tmp_path / "app"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "inside.txt").write_text("x\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / f"{SECRET}.txt").write_text("x\n")
+    real_open = walk_module._open_folder
+
+    def swap_then_open(root_: Path, path: str, name: str, parent: int | None) -> int | None:
+        if name == "sub" and not (root / "sub").is_symlink():
+            os.rename(root / "sub", root / "sub.real")
+            (root / "sub").symlink_to(tmp_path / "outside")
+        return real_open(root_, path, name, parent)
+
+    monkeypatch.setattr(walk_module, "_open_folder", swap_then_open)
+    monkeypatch.setattr(walk_module, "_HELD_LEVELS", held)
+    content = execute(root, "glob", pattern="**/*").content
+    assert (root / "sub").is_symlink() and SECRET not in content
+
+
+# Each state lasts about as long as a walk takes from seeing sub/ to listing it.
+SWAPPER = """
+import os, sys, time
+root, out = sys.argv[1], sys.argv[2]
+sub, real = os.path.join(root, "sub"), os.path.join(root, "sub.real")
+print("ready", flush=True)
+while True:
+    os.rename(sub, real)
+    os.symlink(out, sub)
+    time.sleep(0.0005)
+    os.unlink(sub)
+    os.rename(real, sub)
+    time.sleep(0.0005)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_directory_swapped_in_a_loop_is_never_listed_through(tmp_path: Path) -> None:
+    # Another process (truly in parallel: no shared GIL) swaps the folder back and forth.
+    # Files listed before sub/ leave time for a swap between seeing sub/ and listing it.
+    root = tmp_path / "app"
+    (root / "sub" / "d0").mkdir(parents=True)
+    (root / "sub" / "d0" / "inside.txt").write_text("x\n")
+    for n in range(500):
+        (root / f"a{n:03}.txt").write_text("x\n")
+    (tmp_path / "outside" / "d0").mkdir(parents=True)
+    (tmp_path / "outside" / "d0" / f"{SECRET}.txt").write_text("x\n")
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(root), str(tmp_path / "outside")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    listed = []
+    try:
+        assert swapper.stdout is not None and swapper.stdout.readline() == "ready\n"
+        for _ in range(200):
+            listed.append(execute(root, "glob", pattern="**/*", limit=2000).content)
+        assert swapper.poll() is None  # it swapped all along
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert not [content for content in listed if SECRET in content]
 
 
 @pytest.mark.timeout(30)

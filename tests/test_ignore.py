@@ -15,9 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext
+from course_agent.tools import grep_files as grep_module
+from course_agent.tools import ignore as ignore_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
 from course_agent.tools.ignore import MAX_IGNORE_FILE, IgnoreFile
+from course_agent.tools.keyfiles import is_key_file
 from course_agent.tools.walk import SKIP_DIRS, Visibility, Walk
 
 RG = find_rg()
@@ -173,6 +176,92 @@ def test_lines_past_the_size_bound_are_not_applied(tmp_path: Path) -> None:
     assert "late.txt" in list(Walk(tmp_path)) and "early.txt" not in list(Walk(tmp_path))
 
 
+def test_lines_that_need_a_regex_are_capped_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A 100,000-line .gitignore of `name7*x*y*z` lines took glob 44 s (pathspec and one huge
+    # regex): past MAX_REGEX_LINES such lines, the rest are not applied.
+    monkeypatch.setattr(ignore_module, "MAX_REGEX_LINES", 10)
+    lines = [f"line{n}-*x" for n in range(20)]
+    rules = IgnoreFile(lines)
+    assert rules.verdict("line9-a.x", False) is True
+    assert rules.verdict("line10-a.x", False) is None
+    assert rules.skipped == 10
+
+
+def test_names_and_extensions_are_never_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A long list of plain names (generated, say) is a set of names: each line costs a lookup.
+    monkeypatch.setattr(ignore_module, "MAX_REGEX_LINES", 10)
+    lines = [f"file{n}.txt" for n in range(50_000)] + ["*.log", "!keep.log", "build/", "x*y"]
+    rules = IgnoreFile(lines)
+    assert rules.verdict("a/file49999.txt", False) and rules.verdict("b/c.log", False)
+    assert rules.verdict("keep.log", False) is False and rules.verdict("build", True)
+    assert rules.verdict("build", False) is None and rules.verdict("xzy", False)
+    assert rules.skipped == 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["x.py", "!x.py", "build/", "!build/", "*.log", "!*.log", "*.log/", " x.py", "!!x", "x."],
+)
+def test_lines_read_without_pathspec_mean_what_pathspec_says(
+    line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Names and extensions skip pathspec (50,000 names took 7 s through it): the same verdicts.
+    paths = ["x.py", "a/x.py", " x.py", "build", "a/build", "b.log", "a/b.log", "!x", "x.", "x"]
+    fast = IgnoreFile([line])
+    monkeypatch.setattr(ignore_module, "_plain", lambda line: None)  # every line via pathspec
+    slow = IgnoreFile([line])
+    for path in paths:
+        for is_dir in (False, True):
+            assert fast.verdict(path, is_dir) is slow.verdict(path, is_dir), path
+
+
+def test_ignore_files_in_force_are_bounded_in_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Forty nested folders, each with a 1 MiB .gitignore of names: glob held 930 MB (and took
+    # 478 s before names skipped pathspec). Past MAX_RULES_BYTES along one folder's chain, a
+    # file is not applied, and the result says so.
+    monkeypatch.setattr(ignore_module, "MAX_RULES_BYTES", 30)
+    make_tree(
+        tmp_path,
+        {
+            ".gitignore": "a.log\n",
+            "sub/.gitignore": "#" * 40 + "\nb.log\n",
+            "sub/a.log": "",
+            "sub/b.log": "",
+            "sub/c.txt": "",
+        },
+    )
+    assert glob(tmp_path, "**/*").split("\n") == [
+        ".gitignore",
+        "sub/.gitignore",
+        "sub/b.log",
+        "sub/c.txt",
+        "(1 path hidden by .gitignore)",
+        "(some ignore files were too large to apply in full: paths they hide may be listed)",
+    ]
+    assert "too large" not in glob(tmp_path, "*")  # the root's own file fits
+
+
+def test_a_visibility_past_its_deadline_refuses_new_folders(tmp_path: Path) -> None:
+    make_tree(tmp_path, {"sub/.gitignore": "x\n", "sub/a.py": ""})
+    visible = Visibility(tmp_path, deadline=0.0)
+    with pytest.raises(TimeoutError):
+        visible("sub/a.py")
+
+
+@needs_rg
+def test_grep_whose_ignore_files_take_the_time_left_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # rg has time left; reading the ignore files of sub/ to check what it found has none.
+    make_tree(tmp_path, {"sub/.gitignore": "x\n", "sub/a.py": "hit\n"})
+    spent = lambda root, deadline=None: Visibility(root, deadline=0.0)  # noqa: E731
+    monkeypatch.setattr(grep_module, "Visibility", spent)
+    result = run_grep(GrepArgs(pattern="hit", glob="*.py"), ToolContext(tmp_path))
+    assert result.meta["stopped"] is True and "search stopped after 10 s" in result.content
+
+
 # -- ripgrep as the referee ---------------------------------------------------------------------
 
 FOLDERS = ["a", "b", "build", ".hidden", "sub", "keep", "venv"]
@@ -213,15 +302,17 @@ KINDS = [".gitignore", ".ignore", ".git/info/exclude", ".rgignore"]
 
 
 @st.composite
-def trees(draw: st.DrawFn) -> dict[str, str]:
+def trees(
+    draw: st.DrawFn, folder_names: list[str] = FOLDERS, file_names: list[str] = NAMES
+) -> dict[str, str]:
     """Up to 8 folders, 15 files and 4 ignore files of up to 4 lines each, all small."""
     folders = [""]
     for _ in range(draw(st.integers(1, 8))):
-        parent, name = draw(st.sampled_from(folders)), draw(st.sampled_from(FOLDERS))
+        parent, name = draw(st.sampled_from(folders)), draw(st.sampled_from(folder_names))
         folders.append(f"{parent}/{name}" if parent else name)
     files: dict[str, str] = {}
     for _ in range(draw(st.integers(1, 15))):
-        folder, name = draw(st.sampled_from(folders)), draw(st.sampled_from(NAMES))
+        folder, name = draw(st.sampled_from(folders)), draw(st.sampled_from(file_names))
         files[f"{folder}/{name}" if folder else name] = "x\n"
     for _ in range(draw(st.integers(1, 4))):
         folder, kind = draw(st.sampled_from(folders)), draw(st.sampled_from(KINDS))
@@ -245,6 +336,31 @@ def test_glob_lists_exactly_what_ripgrep_lists(
     assert listed(glob(root, "**/*")) == expected
     visible = Visibility(root.resolve())
     assert [path for path in files if visible(path)] == [p for p in files if p in expected]
+
+
+# Names where glob and grep once parted: folders named like key files (rg's exclusion of .env
+# skips a folder .env/), names of skipped folders given to files, other cases of them.
+AGREE_FOLDERS = ["a", "B", ".hidden", ".env", "certs.pem", "Dist", "NODE_MODULES", "build", "sub"]
+AGREE_NAMES = ["x.py", ".env", ".ENV.local", "site.key", "dist", "node_modules", "a.log", "y.txt"]
+
+
+@needs_rg
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(files=trees(AGREE_FOLDERS, AGREE_NAMES), links=st.lists(st.integers(0, 20), max_size=3))
+def test_grep_searches_exactly_what_glob_lists(
+    tmp_path_factory: pytest.TempPathFactory, files: dict[str, str], links: list[int]
+) -> None:
+    root = make_tree(tmp_path_factory.mktemp("tree"), files)
+    for number, pick in enumerate(links if files else []):  # rg never follows symlinks
+        (root / f"link{number}.txt").symlink_to(sorted(files)[pick % len(files)])
+    listed_paths = listed(glob(root, "**/*"))
+    content = run_grep(GrepArgs(pattern="^", limit=500), ToolContext(root)).content
+    lines = [] if content.startswith("no matches") else content.split("\n")
+    paths = [line.rsplit(":", 2)[0] for line in lines if line[:1] != "("]
+    searched = list(dict.fromkeys(paths))
+    assert searched == [path for path in listed_paths if not is_key_file(path)]
 
 
 def test_the_tree_strategy_reaches_the_interesting_cases(tmp_path: Path) -> None:

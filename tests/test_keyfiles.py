@@ -13,7 +13,11 @@ from course_agent.tools.keyfiles import KEY_FILES, is_key_file, refusal
     "path",
     [".env", ".env.local", ".env.example", "deploy/.env.production", "site.pem", "tls/server.key",
      "id_rsa", "home/id_rsa.pub", "id_rsa_work", ".netrc", ".pypirc", ".ENV", "SITE.PEM",
-     Path("a/.env")],
+     Path("a/.env"),
+     # Below a folder named like one: ripgrep's exclusion of .env skips the folder .env/ too.
+     ".env/readme.txt", "deploy.key/config", "a/.ENV.d/b/c.txt",
+     # Names Windows opens as a key file: trailing dots and spaces, an NTFS stream.
+     ".env.", ".env ", "id_rsa. .", ".env::$DATA", "site.pem:stream"],
 )  # fmt: skip
 def test_key_files(path: str | Path) -> None:
     assert is_key_file(path)
@@ -21,8 +25,8 @@ def test_key_files(path: str | Path) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["env", ".envrc", "env.py", "dotenv.md", ".env/readme.txt", "keys.py", "monkey", "pem.txt",
-     "my_id_rsa", "netrc.md", "src/key.js", ""],
+    ["env", ".envrc", "env.py", "dotenv.md", "keys.py", "monkey", "pem.txt", "my_id_rsa",
+     "netrc.md", "src/key.js", "", "a:b", ".envy/a.txt", "pem/a.txt", "keys/a.key.txt"],
 )  # fmt: skip
 def test_not_key_files(path: str) -> None:
     assert not is_key_file(path)
@@ -33,3 +37,6 @@ def test_the_refusal_names_the_list_and_what_to_do_instead() -> None:
     assert text.startswith("config/.env is a key file (.env, .env.*, *.pem, *.key, id_rsa*,")
     assert all(pattern in text for pattern in KEY_FILES)
     assert "Read the code that loads the setting instead" in text
+    assert refusal(".env/bin/activate").startswith(
+        ".env/bin/activate is in .env/, named like one (.env, .env.*,"
+    )

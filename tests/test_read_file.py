@@ -262,6 +262,18 @@ def test_a_symlink_to_a_key_file_is_refused(tmp_path: Path) -> None:
         read(tmp_path, "notes.txt")
 
 
+@pytest.mark.parametrize("path", [".env/bin/activate", "a/deploy.key/config", "link/activate"])
+def test_files_in_a_folder_named_like_a_key_file_are_refused(tmp_path: Path, path: str) -> None:
+    # grep never searches below .env/ (ripgrep's exclusion of .env covers the folder): read_file
+    # does not read there either, however the path is spelt.
+    write(tmp_path, ".env/bin/activate", "OPENAI_API_KEY=sk-live-123\n")
+    write(tmp_path, "a/deploy.key/config", "OPENAI_API_KEY=sk-live-123\n")
+    (tmp_path / "link").symlink_to(".env/bin")
+    with pytest.raises(ToolError, match="named like one") as refused:
+        read(tmp_path, path)
+    assert "sk-live-123" not in str(refused.value)
+
+
 @pytest.mark.parametrize("name", ["env.txt", ".envrc.md", "keys.py", "monkey", "pem.txt"])
 def test_names_that_only_look_alike_are_read(tmp_path: Path, name: str) -> None:
     write(tmp_path, name, "x\n")
@@ -333,8 +345,8 @@ def test_the_line_count_is_remembered_per_file(
 ) -> None:
     cache = textfile.IndexCache(64)
     monkeypatch.setattr(textfile, "INDEXES", cache)
-    path = write(tmp_path, "big.txt", "".join(f"row {n}\n" for n in range(1, 1001)))
-    os.utime(path, (1_600_000_000, 1_600_000_000))  # settled long ago
+    monkeypatch.setattr(textfile, "SETTLED_NS", 0)  # settled at once, not 2 s after its ctime
+    write(tmp_path, "big.txt", "".join(f"row {n}\n" for n in range(1, 1001)))
     assert read(tmp_path, "big.txt", limit=1).startswith("big.txt (lines 1-1 of 1000)")
     assert read(tmp_path, "big.txt", offset=401, limit=1).split("\n")[1] == "401  row 401"
     assert (cache.misses, cache.hits) == (1, 1)
@@ -415,3 +427,27 @@ def test_a_directory_swapped_in_a_loop_is_never_read_through(swappable: Path) ->
         swapper.kill()
         swapper.wait()
     assert not [text for text in outcomes if "OUTSIDE-SECRET" in text]
+
+
+# -- a configured key is redacted before a long line is cut ----------------------------------------
+
+KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # 44 characters
+
+
+def read_with_key(root: Path, path: str) -> str:
+    return run_read_file(ReadFileArgs(path=path), ToolContext(root, (KEY,))).content
+
+
+def test_a_key_across_the_500_character_cut_leaves_no_prefix(tmp_path: Path) -> None:
+    write(tmp_path, "a.txt", "k = '" + "x" * 480 + KEY + "'\n")
+    line = read_with_key(tmp_path, "a.txt").split("\n")[1]
+    assert line == "1  k = '" + "x" * 480 + "[redacted]'"
+
+
+def test_a_key_cut_where_the_line_stopped_being_kept_leaves_no_prefix(tmp_path: Path) -> None:
+    # A line's first 500 characters and one key's length more are kept: twelve keys fill 540,
+    # and the thirteenth starts there, so only its first 5 characters were kept. Redacted, the
+    # line is short, and those characters would show.
+    write(tmp_path, "a.txt", f"{KEY} " * 20 + "\n")
+    line = read_with_key(tmp_path, "a.txt").split("\n")[1]
+    assert line == "1  " + "[redacted] " * 12 + "[redacted]… [line cut at 500 of 900 characters]"

@@ -6,7 +6,7 @@ from urllib.parse import quote, quote_plus
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.redaction import REDACTED, redact
+from course_agent.redaction import REDACTED, redact, redact_cut
 
 
 def test_short_key_is_cut_even_inside_a_word() -> None:
@@ -42,3 +42,61 @@ KEY_CHARS = st.characters(exclude_characters="[redacted]", codec="utf-8")
 def test_no_form_of_the_key_survives(key: str, before: str, after: str) -> None:
     for form in (key, quote(key, safe=""), json.dumps(key)[1:-1]):
         assert key not in redact(before + form + after, [key])
+
+
+# -- cutting an excerpt: redact first, and leave no start of a key where the cut fell ------------
+
+KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def cut(text: str, limit: int, secrets: list[str], *, was_cut: bool = False) -> str:
+    shown, ends_cut = redact_cut(text, limit, secrets, was_cut=was_cut)
+    assert ends_cut == (was_cut or len(redact(text, secrets)) > limit)
+    return shown
+
+
+def test_a_cut_through_a_key_leaves_none_of_it() -> None:
+    # Cut first and then redacted, the head would keep "sk-proj-ABCDEF".
+    text = "x" * 100 + KEY + "y" * 100
+    assert cut(text, 114, [KEY]) == "x" * 100 + REDACTED + "yyyy"
+    # A key that starts within the cut but was not whole in the text (two keys, the second cut).
+    assert cut(text[:114], 500, [KEY], was_cut=True) == "x" * 100 + REDACTED
+
+
+def test_a_text_cut_before_it_arrived_loses_the_start_of_a_key_at_its_end() -> None:
+    # ripgrep's 500-byte preview or read_file's kept head: the cut happened upstream.
+    head = "k = " + KEY[:20]
+    assert cut(head, 500, [KEY], was_cut=True) == "k = " + REDACTED
+    assert cut(head, 500, [KEY]) == head  # not cut: the text simply ends so
+
+
+def test_whole_keys_before_the_cut_are_redacted_and_the_rest_kept() -> None:
+    text = f"{KEY} {KEY} tail"
+    assert cut(text, 100, [KEY]) == f"{REDACTED} {REDACTED} tail"
+
+
+def test_the_first_three_characters_may_stay() -> None:
+    # "sk-" is what every key of a vendor starts with; anything longer is cut.
+    assert cut("abc sk-", 7, [KEY], was_cut=True) == "abc sk-"
+    assert cut("abc sk-p", 8, [KEY], was_cut=True) == "abc " + REDACTED
+
+
+def test_a_cut_through_an_encoded_form_leaves_none_of_it() -> None:
+    key = "sk-test/with+odd=chars-0123456789"
+    text = "url=" + quote(key, safe="") + "&x=1"
+    assert cut(text, 20, [key]) == f"url={REDACTED}&x=1"
+    shown = cut(text[:20], 20, [key], was_cut=True)
+    assert shown == "url=" + REDACTED and "sk-test%2F" not in shown
+
+
+@given(
+    key=st.text(st.characters(exclude_characters="[redacted]~", codec="utf-8"), min_size=5),
+    before=st.integers(0, 60),
+    after=st.integers(0, 60),
+    limit=st.integers(0, 140),
+)
+def test_no_cut_keeps_four_characters_of_a_key(
+    key: str, before: int, after: int, limit: int
+) -> None:
+    shown = cut("~" * before + key + "~" * after, limit, [key])
+    assert key[:4] not in shown and len(shown) <= limit + len(REDACTED)

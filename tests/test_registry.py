@@ -431,3 +431,41 @@ def test_oversized_arguments_are_refused_saying_the_cap(
     result = default_registry().execute(ToolCall("1", name, json.dumps(args)), ToolContext(sandbox))
     assert result.ok is False and words in result.content
     assert len(result.content) < 1000
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        json.dumps({"text": "a", "times": "x" * 30 + KEY}),  # echoed in a validation error
+        '{"text": "' + "y" * 50 + KEY + '", oops',  # echoed as JSON that does not parse
+    ],
+)
+def test_arguments_echoed_in_a_failure_keep_no_part_of_a_key(raw: str) -> None:
+    # The echo is cut at 60 or 80 characters: cut before redaction, a prefix would survive.
+    long_key = KEY + "-0123456789abcdefghij"
+    result = ToolRegistry([ECHO]).execute(
+        ToolCall("1", "echo", raw.replace(KEY, long_key)), ToolContext(Path("."), (long_key,))
+    )
+    assert result.ok is False and "sk-test-K" not in result.content
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("glob", {"pattern": "**/*"}),
+        ("grep", {"pattern": "needle"}),
+        ("read_file", {"path": "keys/sk-test-KEY%2Fwith%2Bodd%3Dchars.txt"}),
+        ("read_file", {"path": "keys/missing-sk-test-KEY%2Fwith%2Bodd%3Dchars.txt"}),
+    ],
+)
+def test_a_file_named_after_the_key_is_shown_redacted(
+    tmp_path: Path, name: str, args: dict[str, str]
+) -> None:
+    # A file name cannot hold "/" as the key does: its URL-encoded form, redacted all the same,
+    # in a listing, before grep's ":", in read_file's header and in a refusal.
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / f"{quote(KEY, safe='')}.txt").write_text("needle\n")
+    result = default_registry().execute(
+        ToolCall("1", name, json.dumps(args)), ToolContext(tmp_path, (KEY,))
+    )
+    assert "[redacted].txt" in result.content and "KEY%2F" not in result.content

@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 from course_agent.protocol import ToolError
 from course_agent.tools.wildcard import (
     MAX_ALTERNATIVES,
+    MAX_HELD,
     MAX_PATTERN_CHARS,
+    MAX_STEPS,
     Wildcard,
     expand_braces,
 )
@@ -122,5 +124,40 @@ def test_directories_are_matched_once_per_directory() -> None:
     for n in range(10):
         assert wildcard.match(f"src/lib/f{n}.js")
     assert not wildcard.match("lib/src/a.js")
-    assert set(wildcard._tests) == {"src/lib", "lib/src"}
-    assert set(wildcard._states) == {"src", "src/lib", "lib", "lib/src"}
+    assert {d for d, (_, test) in wildcard._dirs.items() if test} == {"src/lib", "lib/src"}
+    assert set(wildcard._dirs) == {"src", "src/lib", "lib", "lib/src"}
+
+
+def test_globstars_in_a_row_are_one() -> None:
+    # "**/**" is "**": 1,000 of them in a row are one step, not 1,000 states per directory.
+    wildcard = Wildcard("/".join(["**"] * 1000) + "/b")
+    assert len(wildcard.steps) == 3  # **, b, the end
+    assert wildcard.match("b") and wildcard.match("a/c/b") and not wildcard.match("a/c")
+
+
+# A pattern whose states all stay alive down a deep path: "**/*" repeated, 64 times over.
+ALIVE = (
+    "/".join(["**", "*"] * 1000)[: MAX_PATTERN_CHARS - 300]
+    + "/{"
+    + ",".join(f"q{n}" for n in range(64))
+    + "}"
+)
+
+
+def test_too_many_segments_once_expanded_are_refused_in_words() -> None:
+    # It kept up to 98,000 states per folder: a 600-deep chain of folders took 13 s and 1.8 GB.
+    with pytest.raises(ToolError, match=f"more than {MAX_STEPS} path segments once its"):
+        Wildcard(ALIVE)
+
+
+def test_what_a_wildcard_remembers_is_bounded_down_a_deep_chain() -> None:
+    # As many live states as allowed, down a chain of 600 folders: what is remembered stays
+    # under its bound (unbounded, it held 600 x 1,000 states), and matching still works.
+    wildcard = Wildcard("/".join(["**", "*"] * (MAX_STEPS // 2 - 1)))
+    assert len(wildcard.steps) <= MAX_STEPS
+    chain = ""
+    for _ in range(600):
+        chain += "d/"
+        wildcard.match(chain + "x.txt")
+        assert sum(len(states) + 1 for states, _ in wildcard._dirs.values()) <= MAX_HELD
+    assert wildcard.match(chain + "x.txt") and not wildcard.match("x.txt")

@@ -7,19 +7,23 @@ negation (!pattern) and case-insensitive matching.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..paths import resolve_inside
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
+from .keyfiles import is_key_name
 from .walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
 from .wildcard import MAX_PATTERN_CHARS, Wildcard
 
-__all__ = ["GLOB_TOOL", "WALK_BUDGET", "GlobArgs", "run_glob"]
+__all__ = ["GLOB_TOOL", "TIME_BUDGET_S", "WALK_BUDGET", "GlobArgs", "run_glob"]
 
 # Entries a walk may look at once the first page is full: past it, counts become lower bounds.
 WALK_BUDGET = 20_000
+TIME_BUDGET_S = 10.0  # the whole call, page and counts: past it the walk stops and says so
+RULES_CUT = "some ignore files were too large to apply in full: paths they hide may be listed"
 
 _SPECIAL = set("*?[{\\")  # a path segment without these is literal: the walk can start below it
 
@@ -73,13 +77,17 @@ def _plan(pattern: str, root: Path) -> tuple[str, Wildcard, int | None]:
     return ("" if top == "." else top), matcher, max_depth
 
 
-def run_glob(args: GlobArgs, ctx: ToolContext, *, budget: int = WALK_BUDGET) -> ToolResult:
+def run_glob(
+    args: GlobArgs, ctx: ToolContext, *, budget: int = WALK_BUDGET, seconds: float = TIME_BUDGET_S
+) -> ToolResult:
     """Matching paths, sorted, one per line, then `(37 more withheld; ...)` past the limit; or
     `no files match **/*.py (the working directory holds 12 files)`. Counts are exact within
-    `budget` entries walked, lower bounds past it; the page itself is always complete."""
+    `budget` entries walked, lower bounds past it; the page is complete unless the walk ran
+    out of its `seconds`, which the result then says."""
     root = ctx.root.resolve()
     top, matcher, max_depth = _plan(args.pattern, root)
-    walk = Walk(root, top, max_depth)
+    deadline = time.monotonic() + seconds
+    walk = Walk(root, top, max_depth, deadline)
     shown: list[str] = []
     matched = 0
     # The walk is in sorted order: the first `limit` matches are the page. Once it is full,
@@ -92,11 +100,27 @@ def run_glob(args: GlobArgs, ctx: ToolContext, *, budget: int = WALK_BUDGET) -> 
                 if len(shown) == args.limit:
                     walk.budget = max(walk.walked, budget)
     lines = [show_path(f"{top}/{path}" if top else path) for path in shown]
-    meta = {"matches": matched, "shown": len(shown), "exact": walk.complete}
+    meta = {
+        "matches": matched,
+        "shown": len(shown),
+        "exact": walk.complete,
+        "stopped": walk.stopped,
+    }
     if not lines:
-        return ToolResult(_nothing_found(args.pattern, root, top, walk, budget), meta=meta)
+        content = _nothing_found(args.pattern, root, top, walk, budget, deadline)
+        return ToolResult(content, meta=meta)
     withheld = matched - len(lines)
-    if not walk.complete:
+    if walk.stopped and len(lines) < args.limit:  # the page itself may miss some
+        lines.append(
+            f"(listing stopped after {seconds:g} s and {walk.walked} entries walked: more "
+            "files may match; narrow the pattern, e.g. start it with a folder)"
+        )
+    elif walk.stopped:
+        lines.append(
+            f"(more may be withheld; counting stopped after {seconds:g} s and {walk.walked} "
+            "entries walked; narrow the pattern or raise limit)"
+        )
+    elif not walk.complete:
         more = f"at least {withheld} more" if withheld else "more may be"
         lines.append(
             f"({more} withheld; counting stopped after {walk.walked} entries walked; "
@@ -106,19 +130,30 @@ def run_glob(args: GlobArgs, ctx: ToolContext, *, budget: int = WALK_BUDGET) -> 
         lines.append(f"({withheld} more withheld; narrow the pattern or raise limit)")
     if walk.hidden:
         lines.append(f"({walk.hidden_note()})")
+    if walk.rules_cut:
+        lines.append(f"({RULES_CUT})")
     return ToolResult("\n".join(lines), meta=meta)
 
 
-def _nothing_found(pattern: str, root: Path, top: str, walk: Walk, budget: int) -> str:
+def _nothing_found(
+    pattern: str, root: Path, top: str, walk: Walk, budget: int, deadline: float
+) -> str:
     """`no files match PATTERN (notes)`: how many files there are, and why some are not listed."""
+    if walk.stopped:
+        return (
+            f"no files match {pattern} in the {walk.walked} entries walked before the time "
+            "budget ran out; narrow the pattern, e.g. start it with a folder such as src/"
+        )
     notes = []
-    if walk.blocked and walk.blocked not in SKIP_DIRS:  # a skipped name gets its note below
+    if walk.blocked and is_key_name(walk.blocked):
+        notes.append(f"{top}/ is never listed: its name is a key file's, as grep never searches it")
+    elif walk.blocked and walk.blocked not in SKIP_DIRS:  # a skipped name gets its note below
         notes.append(f"{top}/ is hidden by {walk.blocked}")
     elif top and not Path(root, top).is_dir():
         notes.append(f"{top}/ is not a directory")
     everything = walk
     if top or walk.max_depth is not None:  # the walk above saw part of the tree: count it all
-        everything = Walk(root)
+        everything = Walk(root, deadline=deadline)
         everything.budget = budget
     total = sum(1 for _ in everything)
     files = f"file{'' if total == 1 else 's'}"
@@ -128,6 +163,8 @@ def _nothing_found(pattern: str, root: Path, top: str, walk: Walk, budget: int) 
         notes.append(f"the working directory holds at least {total} {files}")
     if everything.hidden:
         notes.append(everything.hidden_note())
+    if everything.rules_cut or walk.rules_cut:
+        notes.append(RULES_CUT)
     named = set(pattern.split("/"))
     if COURSE_SKIPS & named:
         *others, last = sorted(COURSE_SKIPS)

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import heapq
 import os
+import re
 import shutil
 import sysconfig
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
-from .keyfiles import KEY_FILES
+from ..redaction import redact_cut
+from .keyfiles import KEY_FILES, is_key_file
 from .rg_process import Ripgrep
 from .walk import SKIP_DIRS, WALK_BUDGET, Visibility, Walk, show_path
 from .wildcard import MAX_PATTERN_CHARS
@@ -27,6 +29,8 @@ from .wildcard import MAX_PATTERN_CHARS
 __all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
 MAX_LINE_CHARS = 120
+# How ripgrep ends the preview of a line over --max-columns bytes.
+_PREVIEW = re.compile(rb" \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]\Z")
 TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
 # The exact count of what is withheld is cheap until a file holds a million matches or a sparse
 # match sits deep in a huge file; past either budget the count is given as a lower bound.
@@ -82,14 +86,17 @@ def find_rg() -> str | None:
     return shutil.which("rg")
 
 
-def _show_match(path: bytes, number: int, content: bytes) -> str:
-    """One `path:line:content` line: path without "./", content cut at 120 characters."""
+def _show_match(path: bytes, number: int, content: bytes, secrets: Sequence[str] = ()) -> str:
+    """One `path:line:content` line: path without "./", content cut at 120 characters after
+    the keys in `secrets` were redacted, so no cut keeps the start of one."""
     name = show_path(os.fsdecode(path.removeprefix(b"./")))
-    text = content[: MAX_LINE_CHARS * 4 + 4].decode("utf-8", "replace")
+    # A line over 500 bytes arrives as ripgrep's preview: its first 500 bytes and a marker.
+    preview = _PREVIEW.search(content)
+    was_cut = preview is not None
+    text = content[: preview.start() if preview else None].decode("utf-8", "replace")
     text = text.removesuffix("\r")  # a CRLF file: the \r is part of the line break, not content
-    if len(text) > MAX_LINE_CHARS:
-        text = text[:MAX_LINE_CHARS] + "…"
-    return f"{name}:{number}:{text}"
+    shown, cut = redact_cut(text, MAX_LINE_CHARS, secrets, was_cut=was_cut)
+    return f"{name}:{number}:{shown}{'…' if cut else ''}"
 
 
 def ripgrep_command(
@@ -165,7 +172,11 @@ class _Lines:
             # rg prints each file's lines together: count them to spot a file cut at `limit`.
             if path != current:
                 current, folder, in_file = path, os.path.dirname(path), 0
-                shown = self.visible is None or self.visible(_relative(path))
+                try:
+                    shown = _searchable(_relative(path), self.visible)
+                except TimeoutError:  # its ignore files took the time left
+                    run.stopped = True
+                    return
             if not shown:
                 continue
             in_file, self.seen = in_file + 1, self.seen + 1
@@ -184,7 +195,12 @@ class _Count:
     def __call__(self, run: Ripgrep) -> None:
         self.total, self.complete = 0, True
         for path, rest in run.records():
-            if rest.isdigit() and (self.visible is None or self.visible(_relative(path))):
+            try:
+                counted = rest.isdigit() and _searchable(_relative(path), self.visible)
+            except TimeoutError:  # its ignore files took the time left
+                run.stopped = True
+                return
+            if counted:
                 self.total += int(rest)
                 if self.total > COUNT_BUDGET:
                     self.complete = False
@@ -194,6 +210,12 @@ class _Count:
 
 def _relative(path: bytes) -> str:
     return os.fsdecode(path.removeprefix(b"./"))
+
+
+def _searchable(relative: str, visible: Callable[[str], bool] | None) -> bool:
+    """Whether a file rg searched may be shown: not a key file (rg's --iglob folds ASCII case
+    only; read_file's test folds all of Unicode), and visible to the walk if that is asked."""
+    return not is_key_file(relative) and (visible is None or visible(relative))
 
 
 def _recount(
@@ -220,10 +242,9 @@ def _recount(
 
     # Folders named on the command line escape the ignore files above them (rg reads none above
     # where it starts), so their counts are checked against the rules too.
-    count = _Count(visible or (Visibility(root) if folders else None))
-    run, count_rung = _search(
-        command, root, min(deadline, time.monotonic() + COUNT_TIME_S), count, rung
-    )
+    count_deadline = min(deadline, time.monotonic() + COUNT_TIME_S)
+    count = _Count(visible or (Visibility(root, count_deadline) if folders else None))
+    run, count_rung = _search(command, root, count_deadline, count, rung)
     total = max(total + count.total, lines_pass.seen)
     if not count.complete:
         return total, f"counting stopped past {COUNT_BUDGET} matches"
@@ -250,7 +271,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
     root, deadline = ctx.root.resolve(), time.monotonic() + TIME_BUDGET_S
     # The model's glob is a whitelist to rg, and a whitelist beats .gitignore there: "*.py" would
     # search an ignored version.py. What rg finds is then checked against the ignore rules.
-    visible = Visibility(root) if glob else None
+    visible = Visibility(root, deadline) if glob else None
 
     # Pass 1: the lines.
     lines_pass = _Lines(limit, visible)
@@ -259,7 +280,8 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         return ripgrep_command(rg, args, one_thread=one_thread, small_files=small_files)
 
     run, rung = _search(lines_command, root, deadline, lines_pass)
-    error, stopped, total = run.error(), run.stopped, lines_pass.seen
+    secrets = getattr(ctx, "secrets", ())  # a context a lab built may lack them
+    error, stopped, total = run.error(secrets), run.stopped, lines_pass.seen
     out_of_memory = run.out_of_memory and not stopped
 
     # Pass 2, only when some file had `limit` matches or more: count.
@@ -268,7 +290,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         total, counted = _recount(rg, args, root, deadline, lines_pass, visible, rung)
     exact = not counted
 
-    lines = [_show_match(*record) for record in lines_pass.kept]
+    lines = [_show_match(*record, secrets) for record in lines_pass.kept]
     meta = {
         "matches": total,
         "shown": len(lines),
@@ -307,7 +329,7 @@ def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
         notes.append(f"(some files could not be read: {error.splitlines()[0]})")
     if not lines:
         lines = [f"no matches for {pattern}" + (f" in files matching {glob}" if glob else "")]
-        walk = Walk(root)
+        walk = Walk(root, deadline=deadline)
         walk.budget = WALK_BUDGET
         for _ in walk:
             pass  # only what the ignore files hid is wanted

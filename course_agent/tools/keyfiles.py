@@ -1,7 +1,8 @@
 """The files that hold keys: read_file refuses them and grep skips them; glob may list their names.
 
-A short list of names, matched on the last path component and case-insensitively (a `.ENV` on a
-case-insensitive disk is the same file). Deliberately not handled: keys kept in files with other
+A short list of names, matched case-insensitively (a `.ENV` on a case-insensitive disk is the same
+file) on every component of a path: ripgrep's exclusion of `.env` also skips a folder `.env/`, so
+everything below one is treated alike. Deliberately not handled: keys kept in files with other
 names; the registry's redaction of the configured keys is the second line for those.
 """
 
@@ -9,24 +10,50 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
+from pathlib import PurePath
 
-__all__ = ["KEY_FILES", "is_key_file", "refusal"]
+__all__ = ["KEY_FILES", "is_key_file", "is_key_name", "key_part", "refusal"]
 
 # fnmatch patterns for a file's name. .env.* covers .env.local and .env.production, and also
 # .env.example: a template that may have been filled in is treated like the real thing.
 KEY_FILES = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".netrc", ".pypirc")
+# One regex for the list: a walk asks about every folder's name.
+_KEY_NAME = re.compile("|".join(fnmatch.translate(pattern) for pattern in KEY_FILES))
+
+
+def is_key_name(name: str) -> bool:
+    """True when `name`, one file or folder name, is a key file's: `.env`, `ID_RSA`, `a.pem`.
+
+    Also the names Windows opens as one of those: trailing dots and spaces dropped (`.env.`),
+    an NTFS stream named after a colon (`.env::$DATA`).
+    """
+    name = name.casefold()
+    if _KEY_NAME.match(name):
+        return True
+    windows = name.partition(":")[0].rstrip(". ")
+    return windows != name and _KEY_NAME.match(windows) is not None
+
+
+def key_part(path: str | os.PathLike[str]) -> str | None:
+    """The first component of `path` (relative to the root) that is a key file's name, or None."""
+    return next((part for part in PurePath(path).parts if is_key_name(part)), None)
 
 
 def is_key_file(path: str | os.PathLike[str]) -> bool:
-    """True when the last component of `path` is a key file's name: `.env`, `deploy/id_rsa`."""
-    name = os.path.basename(os.fspath(path)).lower()
-    return any(fnmatch.fnmatchcase(name, pattern) for pattern in KEY_FILES)
+    """True when `path`, relative to the root, is a key file or lies in a folder named like one:
+    `.env`, `deploy/id_rsa`, `.env/bin/activate`."""
+    return key_part(path) is not None
 
 
 def refusal(shown: str) -> str:
     """What read_file says instead of a key file's content: why, and what to do instead."""
+    folder = None if is_key_name(PurePath(shown).name) else key_part(shown)
+    what = (
+        f"{shown} is a key file" if folder is None else f"{shown} is in {folder}/, named like one"
+    )
     return (
-        f"{shown} is a key file ({', '.join(KEY_FILES)}): read_file never shows those, because "
+        f"{what} ({', '.join(KEY_FILES)}): read_file never shows those, because "
         "their values would be sent to the model. Read the code that loads the setting instead, "
         "or ask the user whether it is set"
     )

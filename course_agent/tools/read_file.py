@@ -10,14 +10,16 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from pathlib import Path
+from collections.abc import Sequence
+from pathlib import Path, PurePath
 from typing import IO
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..paths import MAX_PATH_CHARS, open_inside, resolve_inside
 from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
-from .keyfiles import is_key_file, refusal
+from ..redaction import encoded_forms, redact_cut
+from .keyfiles import is_key_file, is_key_name, refusal
 from .textfile import read_page
 from .walk import show_path
 
@@ -83,10 +85,14 @@ def _open_regular(root: Path, target: Path, shown: str) -> tuple[IO[bytes], os.s
     return open(fd, "rb"), info
 
 
-def _show_line(number: int, width: int, text: str, length: int) -> str:
+def _show_line(number: int, width: int, text: str, length: int, secrets: Sequence[str]) -> str:
+    """`text` is the line's start (as much as was kept), `length` the whole line's. The keys in
+    `secrets` are redacted before the cut, so no cut keeps part of one."""
+    was_cut = length > len(text)
     text = text.removesuffix("\r")  # CRLF: the \r belongs to the line break
-    if len(text) > MAX_LINE_CHARS:
-        text = f"{text[:MAX_LINE_CHARS]}… [line cut at {MAX_LINE_CHARS} of {length} characters]"
+    text, cut = redact_cut(text, MAX_LINE_CHARS, secrets, was_cut=was_cut)
+    if cut:
+        text = f"{text}… [line cut at {MAX_LINE_CHARS} of {length} characters]"
     return f"{number:>{width}}  {text}"
 
 
@@ -97,8 +103,10 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     root = ctx.root.resolve()
     target = resolve_inside(root, args.path)
     shown = show_path(target.relative_to(root).as_posix())
-    if is_key_file(args.path) or is_key_file(target):  # a symlink to .env is a key file too
+    # The name asked for, and where it leads: a symlink to .env is a key file too.
+    if is_key_name(PurePath(args.path).name) or is_key_file(target.relative_to(root)):
         raise ToolError(refusal(shown))
+    secrets = getattr(ctx, "secrets", ())  # a context a lab built may lack them
     file, info = _open_regular(root, target, shown)
     with file:
         head = file.read(SNIFF_BYTES)
@@ -108,7 +116,11 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
                 f"{shown} is a binary file ({info.st_size:,} bytes); read_file shows text only"
             )
         file.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
-        page = read_page(file, info, encoding, args.offset, args.limit, MAX_LINE_CHARS + 1)
+        # Keep enough of a long line that a key starting before the cut is kept whole.
+        longest = max((len(form) for key in secrets for form in encoded_forms(key)), default=0)
+        page = read_page(
+            file, info, encoding, args.offset, args.limit, MAX_LINE_CHARS + longest + 1
+        )
 
     first, lines, total = page.first, page.lines, page.total
     if total == 0:
@@ -120,7 +132,10 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         )
     last = first + len(lines) - 1
     width = len(str(last))
-    body = [_show_line(first + i, width, text, length) for i, (text, length) in enumerate(lines)]
+    body = [
+        _show_line(first + i, width, text, length, secrets)
+        for i, (text, length) in enumerate(lines)
+    ]
     parts = [f"{shown} (lines {first}-{last} of {total})", *body]
     if last < total:
         parts.append(f"(lines {last + 1}-{total} remain; read on with offset={last + 1})")

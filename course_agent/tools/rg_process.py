@@ -11,14 +11,16 @@ import contextlib
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ..protocol import ToolError
+from ..redaction import redact_cut
 
 __all__ = ["Ripgrep"]
 
 _MAX_RECORD = 64 * 1024  # one output line: a path (4 KiB at most) and a 500-byte preview
+_MAX_STDERR = 4096  # rg's complaints are kept up to about this many bytes
 
 
 class Ripgrep:
@@ -43,6 +45,7 @@ class Ripgrep:
             raise ToolError(f"grep could not start ripgrep: {exc}") from None
         _cap_memory(self.process.pid, memory)
         self._stderr: list[bytes] = []
+        self._stderr_size = 0  # bytes rg wrote to stderr, kept or not
         self._drainer = threading.Thread(target=self._drain, daemon=True)
         self._drainer.start()
         self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._expire)
@@ -53,13 +56,12 @@ class Ripgrep:
         self.process.kill()
 
     def _drain(self) -> None:
-        """Read stderr to the end so rg never blocks on it, keeping only its first 4 KiB."""
+        """Read stderr to the end so rg never blocks on it, keeping about its first 4 KiB."""
         assert self.process.stderr is not None
-        size = 0
-        while chunk := self.process.stderr.read(4096):
-            if size < 4096:
+        while chunk := self.process.stderr.read(_MAX_STDERR):
+            if self._stderr_size < _MAX_STDERR:
                 self._stderr.append(chunk)
-            size += len(chunk)
+            self._stderr_size += len(chunk)
 
     def records(self) -> Iterator[tuple[bytes, bytes]]:
         """(path, rest) per output line; `rest` is `12:content` or, with --count, `12`."""
@@ -84,10 +86,13 @@ class Ripgrep:
         """rg aborted on an allocation over its memory cap: some line was too long to hold."""
         return "memory allocation of" in self.error()
 
-    def error(self) -> str:
-        """rg's complaint as it wrote it (a regex error points at the spot), at most 400 chars."""
-        text = b"".join(self._stderr).decode("utf-8", "replace")
-        return "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())[:400]
+    def error(self, secrets: Sequence[str] = ()) -> str:
+        """rg's complaint as it wrote it (a regex error points at the spot), at most 400 chars.
+        It may quote the pattern: the keys in `secrets` are redacted before the cut."""
+        kept = b"".join(self._stderr)
+        text = kept.decode("utf-8", "replace")
+        text = "\n".join(line.rstrip() for line in text.strip().splitlines() if line.strip())
+        return redact_cut(text, 400, secrets, was_cut=len(kept) < self._stderr_size)[0]
 
     def abandon(self) -> None:
         """Stop reading: rg is killed on leaving the `with` block instead of awaited."""

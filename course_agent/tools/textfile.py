@@ -1,10 +1,10 @@
 """Read one page of lines from an open text file, bounded in memory and in how much is read.
 
-Lines are split on "\\n" only, read in fixed-size chunks, and only the lines shown are kept; a file
+Lines are split on "\n" only, read in fixed-size chunks, and only the lines shown are kept; a file
 is read up to the size it had when opened, so one that keeps growing still ends. Its line count
-and a sparse index of line starts are remembered per file identity (device, inode, size, mtime),
-so the next page costs what the page costs. Deliberately not handled: detecting the encoding
-(the caller passes it), and a change that keeps size and mtime of a file untouched for 2 s.
+and a sparse index of line starts are remembered per file identity (device, inode, size, mtime,
+ctime), so the next page costs what the page costs. Deliberately not handled: detecting the
+encoding (the caller passes it).
 """
 
 from __future__ import annotations
@@ -22,15 +22,18 @@ __all__ = ["CHUNK", "INDEXES", "IndexCache", "LineIndex", "Page", "read_page"]
 
 CHUNK = 1 << 20  # 1 MiB: the most of a file held at once, however long its lines
 MARKS_PER_FILE = 1024  # line starts remembered per file: a page starts at most size/1024 early
-# A file modified this recently may change again within the same mtime tick (a few ms on Linux)
-# without changing size: its count is not remembered, as git treats "racily clean" files.
+# A file changed this recently may change again within the same tick of the clock without
+# changing size: its count is not remembered, as git treats "racily clean" files. Its last
+# change is its ctime, which os.utime cannot set back as it sets back the mtime (on Windows,
+# where ctime is the creation time, the later of the two).
 SETTLED_NS = 2_000_000_000
 
 # In UTF-8 every character has exactly one byte that is not a continuation byte (0b10xxxxxx).
 _CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 
-# A file's identity: (device, inode, size, mtime in ns). Any write changes size or mtime.
-Identity = tuple[int, int, int, int]
+# A file's identity: (device, inode, size, mtime, ctime in ns). A write changes size or mtime,
+# and a write whose mtime was set back to hide it still changes the ctime.
+Identity = tuple[int, int, int, int, int]
 
 
 @dataclass
@@ -233,7 +236,7 @@ def read_page(
     count its lines; later calls for the same identity read from the nearest remembered line
     start to the end of the page.
     """
-    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     index = INDEXES.get(identity)
     lines, offset = 0, file.tell()
     if index is not None and encoding is None and (mark := index.mark_before(first - 1)):
@@ -256,6 +259,6 @@ def read_page(
         shown.append((text[:keep], length))
     if index is None:
         index = LineIndex(reader.count_rest(), reader.marks or [])
-        if time.time_ns() - info.st_mtime_ns > SETTLED_NS:
+        if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
             INDEXES.put(identity, index)
     return Page(first, shown, index.total)

@@ -9,16 +9,30 @@ right, never backtracking. Deliberately not handled: negation (!pattern), case f
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from operator import methodcaller
 
 from ..protocol import ToolError
 
-__all__ = ["MAX_ALTERNATIVES", "MAX_PATTERN_CHARS", "Wildcard", "expand_braces"]
+__all__ = [
+    "MAX_ALTERNATIVES",
+    "MAX_HELD",
+    "MAX_PATTERN_CHARS",
+    "MAX_STEPS",
+    "Wildcard",
+    "expand_braces",
+]
 
 MAX_PATTERN_CHARS = 4096  # a glob or grep pattern: far more than any real one, bounded work
 MAX_ALTERNATIVES = 64  # what {a,b}{c,d}... may expand to: 2^6, each matched on its own
+# Path segments over all alternatives, once expanded: the states a folder can be in, so the work
+# per folder. A real pattern has a few dozen; "**/*" repeated 1,000 times over 64 alternatives
+# had 98,000, and a chain of 600 folders took 13 s and 1.8 GB.
+MAX_STEPS = 1024
+MAX_HELD = 1 << 17  # states remembered over all folders (plus one per folder): a few MB at most
+_MAX_FOLDERS = 4096  # folders remembered
 
 _GLOBSTAR = "**"  # a whole segment: zero or more directories
 _ACCEPT = "/"  # ends an alternative's segments: the path must end here (no segment is "/")
@@ -208,16 +222,26 @@ class Wildcard:
         self.steps: list[_Segment | str] = []
         starts = []
         for alternative in dict.fromkeys(expand_braces(pattern, shown)):
-            segments = alternative.split("/")
+            segments = []
+            for segment in alternative.split("/"):
+                if segment != _GLOBSTAR or segments[-1:] != [_GLOBSTAR]:  # "**/**" is "**"
+                    segments.append(segment)
             if segments[-1] == _GLOBSTAR:
                 segments.append("*")  # "**" then "*": one directory or more, never zero
+            if len(self.steps) + len(segments) + 1 > MAX_STEPS:
+                raise ToolError(
+                    f"pattern {shown} has more than {MAX_STEPS} path segments once its {{...}} "
+                    "are expanded: use fewer segments and choices, or two calls"
+                )
             starts.append(len(self.steps))
             self.steps += [_GLOBSTAR if s == _GLOBSTAR else _Segment(shown, s) for s in segments]
             self.steps.append(_ACCEPT)
         self.start = self._close(starts)
-        # Per directory: the states after its segments, and the test its files' names face.
-        self._states: dict[str, frozenset[int]] = {}
-        self._tests: dict[str, Callable[[str], bool]] = {}
+        # Per directory, least recently computed first: the states after its segments, and the
+        # test its files' names face (None until a file there is matched). Bounded: MAX_HELD.
+        self._dirs: OrderedDict[str, tuple[frozenset[int], Callable[[str], bool] | None]]
+        self._dirs = OrderedDict()
+        self._held = 0
 
     def _close(self, states: list[int] | set[int]) -> frozenset[int]:
         """Add the states a `**` can reach without consuming a segment (it may match none)."""
@@ -241,20 +265,33 @@ class Wildcard:
                 after.add(state + 1)
         return self._close(after)
 
+    def _remember(
+        self, directory: str, states: frozenset[int], test: Callable[[str], bool] | None = None
+    ) -> None:
+        """Remember a directory's states (and test), forgetting the least recent past the bounds.
+        A test holds at most as many segments as there are states: counted with them."""
+        if directory in self._dirs:
+            self._held -= len(self._dirs.pop(directory)[0]) + 1
+        self._dirs[directory] = (states, test)
+        self._held += len(states) + 1
+        while self._held > MAX_HELD or len(self._dirs) > _MAX_FOLDERS:
+            self._held -= len(self._dirs.popitem(last=False)[1][0]) + 1
+
     def _states_in(self, directory: str) -> frozenset[int]:
         """The states after a directory's segments. Each directory's are remembered, so a new
-        one costs one step from its parent, which a walk has always met first."""
+        one costs one step from its parent, which a walk has always met just before."""
         unknown = []  # the directories on the way down not seen yet, deepest first
-        while directory and directory not in self._states:
+        while directory and directory not in self._dirs:
             unknown.append(directory)
             directory = directory.rpartition("/")[0]
-        states = self._states[directory] if directory else self.start
+        if directory:
+            self._dirs.move_to_end(directory)  # in use: forgotten last
+            states = self._dirs[directory][0]
+        else:
+            states = self.start
         for below in reversed(unknown):
             states = self._step(states, below.rpartition("/")[2]) if states else states
-            if len(self._states) >= 4096:  # bounded memory, whatever the tree holds
-                self._states.clear()
-                self._tests.clear()
-            self._states[below] = states
+            self._remember(below, states)
         return states
 
     def _name_test(self, directory: str) -> Callable[[str], bool]:
@@ -267,15 +304,16 @@ class Wildcard:
             if self.steps[state] not in (_GLOBSTAR, _ACCEPT) and self.steps[state + 1] == _ACCEPT
         ]
         test = _never if not last else last[0].match if len(last) == 1 else _any_of(last)
-        self._tests[directory] = test
+        self._remember(directory, states, test)
         return test
 
     def match(self, path: str) -> bool:
         """Whether the whole '/'-separated relative `path` matches. A walk lists a folder's
         files together: the folder is matched once, and each file costs one test of its name."""
         directory, _, name = path.rpartition("/")
-        test = self._tests.get(directory) or self._name_test(directory)
-        return test(name)
+        known = self._dirs.get(directory)
+        test = known[1] if known is not None else None
+        return (test or self._name_test(directory))(name)
 
 
 def _never(name: str) -> bool:
