@@ -27,14 +27,14 @@ NEEDLE = "needle"
 WORDS = ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "theta"]  # no "needle"
 # (label, matching files, other files, limit, pattern); None draws a number in the case's range.
 GLOB_CASES = [
-    ("nothing matches", 0, (5, 30), 200, "**/*.py"),
+    ("nothing matches", 0, (3, 12), 200, "**/*.py"),
     ("nothing matches in a one-file tree", 0, 1, 200, "**/*.py"),
     ("an empty working directory", 0, 0, 200, "**/*.js"),
     ("a few matches", (1, 9), (0, 5), 200, "**/*.js"),
     ("exactly the limit", 7, 3, 7, "**/*.js"),
     ("one over the limit", 8, 3, 7, "**/*.js"),
-    ("over the default 200", (201, 260), (0, 10), 200, "**/*.js"),
-    ("a limit of 1", (2, 40), 2, 1, "*.md"),
+    ("over the default 200", (201, 212), (0, 4), 200, "**/*.js"),
+    ("a limit of 1", (2, 12), 2, 1, "*.md"),
 ]
 # (label, matches, limit, line lengths drawn from)
 GREP_CASES = [

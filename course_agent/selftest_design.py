@@ -69,7 +69,15 @@ def made_tool(make_tool: Callable[[], Any]) -> ToolDef:
 def check_design(make_tool: Callable[[], Any], rng: random.Random) -> str:
     tool = made_tool(make_tool)
     entry = ToolRegistry([tool]).list()[0]
-    first_of(rule_problems(entry), 5, "rules")
+    problems = rule_problems(entry)
+    # The schema sent always says additionalProperties: false (protocol.clean_schema); only the
+    # args class's own schema tells whether validation refuses an extra argument or drops it.
+    if tool.args.model_json_schema().get("additionalProperties") is not False:
+        problems.append(
+            f"{tool.args.__name__} accepts extra arguments and silently drops them: add "
+            "model_config = ConfigDict(extra='forbid'), so an invented one comes back named"
+        )
+    first_of(problems, 5, "rules")
     count = len(tool.parameters["properties"])
     return (
         f"{tool.name}: a verb-noun name, an example, {count} parameters described with their "
