@@ -75,11 +75,16 @@ def submission(
     exercises: Mapping[int, str] | None = None,
     extra: Sequence[str] = (),
     edit: Callable[[Any], None] | None = None,
+    release: Path = RELEASE,
+    cell_id: str = "exercise-{}",
 ) -> Path:
-    """The released starter with exercise cells replaced, `extra` cells appended, then `edit`."""
-    nb = nbformat.read(RELEASE, as_version=4)
+    """The released starter with exercise cells replaced, `extra` cells appended, then `edit`.
+
+    `release` is another lab's starter, whose exercise cells `cell_id` names by number.
+    """
+    nb = nbformat.read(release, as_version=4)
     for number, source in (exercises or {}).items():
-        cell = next(cell for cell in nb.cells if cell.get("id") == f"exercise-{number}")
+        cell = next(cell for cell in nb.cells if cell.get("id") == cell_id.format(number))
         cell.source = source
     for index, source in enumerate(extra):
         nb.cells.append(nbformat.v4.new_code_cell(source, id=f"student-extra-{index}"))

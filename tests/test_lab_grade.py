@@ -18,7 +18,14 @@ import nbformat
 import pytest
 from lab_class import RELEASE, kernel_env, solution, solved, submission
 
-from course_agent.lab.grade import GradeRow, find_notebooks, main_grade, print_table, write_csv
+from course_agent.lab.grade import (
+    GradeRow,
+    find_notebooks,
+    grade_one,
+    main_grade,
+    print_table,
+    write_csv,
+)
 
 TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
 KEY = "sk-grader-probe-0123456789"
@@ -280,6 +287,7 @@ def test_a_folder_stands_for_its_notebooks_without_checkpoints(tmp_path: Path) -
         (["{folder}"], "no *.ipynb found"),
         (["{folder}", "--jobs", "0"], "--jobs at least 1"),
         (["{folder}", "--timeout", "0"], "--timeout must be above 0"),
+        (["{folder}", "--lab", "day04"], "invalid choice: 'day04'"),
     ],
 )
 def test_bad_usage_is_refused_before_any_kernel_starts(
@@ -289,3 +297,11 @@ def test_bad_usage_is_refused_before_any_kernel_starts(
         main_grade([arg.format(folder=tmp_path) for arg in argv])
     assert exited.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_notebook_of_no_lab_gets_a_row_saying_so_without_a_kernel(tmp_path: Path) -> None:
+    cells = [nbformat.v4.new_code_cell("x = 1", id="mine")]
+    nbformat.write(nbformat.v4.new_notebook(cells=cells), tmp_path / "mine.ipynb")
+    row = grade_one(tmp_path / "mine.ipynb", timeout=5)
+    assert (row.passed, row.total) == (None, None)
+    assert row.note == "not a lab: none of the cells of day03-lab or day03-extensions; give --lab"

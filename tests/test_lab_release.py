@@ -13,6 +13,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from extension_lab import CELL as EXT_CELL
+from extension_lab import RELEASE as EXT_RELEASE
+from extension_lab import SOURCE as EXT_SOURCE
+from extension_lab import solved as ext_solved
 from hypothesis import given
 from hypothesis import strategies as st
 from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
@@ -95,10 +99,11 @@ def test_the_package_ships_its_reference() -> None:
 
 @pytest.fixture(scope="module")
 def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """An nbgrader course made of the lab: generated, then two students autograded."""
+    """An nbgrader course made of both labs: generated, then two students autograded."""
     course = tmp_path_factory.mktemp("course")
     (course / "source" / "day03").mkdir(parents=True)
     shutil.copy(SOURCE, course / "source" / "day03" / "day03-lab.ipynb")
+    shutil.copy(EXT_SOURCE, course / "source" / "day03" / EXT_SOURCE.name)
     shutil.copy(LABS / "nbgrader_config.py", course / "nbgrader_config.py")
     # nbgrader runs the `alembic` script beside this interpreter to set up its database.
     path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
@@ -117,19 +122,22 @@ def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     nbgrader("generate_assignment", "day03")
     released = course / "release" / "day03" / "day03-lab.ipynb"
-    for student, exercises in [("alice", solved()), ("bob", {})]:
-        submission(course / "submitted" / student / "day03" / "day03-lab.ipynb", exercises)
+    for student, exercises, extensions in [("alice", solved(), ext_solved()), ("bob", {}, {})]:
+        submitted = course / "submitted" / student / "day03"
+        submission(submitted / "day03-lab.ipynb", exercises)
+        submission(submitted / EXT_SOURCE.name, extensions, release=EXT_RELEASE, cell_id=EXT_CELL)
     nbgrader("autograde", "day03")
     assert released.is_file()
     return course
 
 
+@pytest.mark.parametrize("ours_path", [RELEASE, EXT_RELEASE], ids=lambda path: path.stem)
 def test_nbgrader_generate_assignment_writes_the_same_student_notebook(
-    nbgrader_course: Path,
+    nbgrader_course: Path, ours_path: Path
 ) -> None:
-    released = nbgrader_course / "release" / "day03" / "day03-lab.ipynb"
+    released = nbgrader_course / "release" / "day03" / ours_path.name
     theirs = nbformat.read(released, as_version=4)
-    ours = nbformat.read(RELEASE, as_version=4)
+    ours = nbformat.read(ours_path, as_version=4)
     assert [cell.id for cell in theirs.cells] == [cell.id for cell in ours.cells]
     for mine, nbgraders in zip(ours.cells, theirs.cells, strict=True):
         assert mine == nbgraders, mine.id  # source, locks, checksums: every field
@@ -141,10 +149,17 @@ def test_nbgrader_autograde_gives_a_point_per_check(nbgrader_course: Path) -> No
 
     with Gradebook(f"sqlite:///{nbgrader_course / 'gradebook.db'}") as gradebook:
         scores = {
-            student: gradebook.find_submission("day03", student).score
+            (lab, student): gradebook.find_submission_notebook(lab, "day03", student).score
+            for lab in ("day03-lab", EXT_RELEASE.stem)
             for student in ("alice", "bob")
         }
-    assert scores == {"alice": 7.0, "bob": 2.0}  # solved, and the untouched starter
+    # Solved, and the untouched starter, of each lab: 2/7 and, with nothing free, 0/8.
+    assert scores == {
+        ("day03-lab", "alice"): 7.0,
+        ("day03-lab", "bob"): 2.0,
+        ("day03-extensions", "alice"): 8.0,
+        ("day03-extensions", "bob"): 0.0,
+    }
 
 
 def test_nbgrader_accepts_the_sources_metadata_and_grades_seven_points() -> None:

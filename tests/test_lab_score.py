@@ -12,11 +12,20 @@ from typing import Any
 
 import nbformat
 import pytest
+from extension_lab import namespace as extension_namespace
+from extension_lab import solution as extension_solution
+from extension_lab import solved as extension_solved
 from lab_class import RELEASE, solved
 from wrong_implementations import RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator
-from course_agent.lab.score import Score, check_origin, score_exercises, score_namespace
+from course_agent.lab.score import (
+    Score,
+    check_origin,
+    score_exercises,
+    score_lab,
+    score_namespace,
+)
 from course_agent.selftest import Check, SelftestReport
 
 NAMES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
@@ -214,3 +223,42 @@ def test_no_wrong_answer_reaches_seven_in_a_notebook(name: str) -> None:
 def test_the_right_answers_written_as_students_write_them_reach_seven() -> None:
     score = score_namespace(notebook(RIGHT))
     assert (score.passed, score.refused) == (7, ())
+
+
+# The extension lab's exercises, each cell solved and then one name rebound to the package's own.
+EXTENSION_CHEATS = {
+    "an import": (
+        2,
+        "from course_agent.paths import is_inside",
+        "exercise 2 imports is_inside from course_agent",
+    ),
+    "a wrapper around resolve_inside": (
+        2,
+        "from course_agent.paths import resolve_inside\n\n"
+        "def is_inside(root, path):\n    try:\n        resolve_inside(root, path)\n"
+        "    except Exception:\n        return False\n    return True",
+        "exercise 2 calls resolve_inside from course_agent",
+    ),
+    "glob's own page": (
+        3,
+        "from course_agent.tools.glob_files import GlobArgs, run_glob\n\n"
+        "def page_paths(matches, limit, pattern, total_files):\n"
+        "    return run_glob(GlobArgs(pattern=pattern, limit=limit), ctx).content",
+        "exercise 3 calls run_glob from course_agent",
+    ),
+    "the self-test's own repair": (
+        5,
+        "from course_agent.selftest_turns import repaired as repair_transcript",
+        "exercise 5 imports repair_transcript from course_agent",
+    ),
+}
+
+
+@pytest.mark.parametrize("cheat", EXTENSION_CHEATS)
+def test_an_extension_exercise_that_borrows_the_packages_answer_is_refused(cheat: str) -> None:
+    number, source, refusal = EXTENSION_CHEATS[cheat]
+    cells = {**extension_solved(), number: f"{extension_solution(number)}\n\n{source}"}
+    score = score_lab("day03-extensions", extension_namespace(cells))
+    assert score.passed < 8
+    assert score.refused == (refusal,)
+    assert any(refusal in check.line for check in score.report.checks if not check.ok)

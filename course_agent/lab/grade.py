@@ -4,13 +4,15 @@ Each submission gets the release's locked cells back (`restore`), runs in its ow
 keys, and is then scored by one more cell the grader appends: it imports the package's scoring
 afresh and prints the report after a nonce drawn for that run, and only that line is read.
 Nothing the notebook stored or displayed counts. A hung cell, a dead kernel or a file that is not
-a notebook becomes a row saying so. Deliberately not handled: sandboxing (see kernel.py).
+a notebook becomes a row saying so. Each notebook is graded as the lab its cells belong to
+(labs.py), or as the one `--lab` names. Deliberately not handled: sandboxing (see kernel.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import os
 import secrets
@@ -23,7 +25,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .kernel import run_notebook
-from .restore import released_path, restore
+from .labs import LABS, Lab, detect_lab, find_lab
+from .restore import restore
 
 __all__ = [
     "GradeRow",
@@ -38,10 +41,10 @@ __all__ = [
 
 # Appended after the notebook's last cell; only names it imports itself, so none the notebook bound.
 SCORE_CELL = """\
-# course-agent grade: the package scores the three names this notebook defines (not the lab's).
+# course-agent grade: the package scores the names this notebook defines (not the lab's cell).
 from course_agent.lab.score import print_score
 
-print_score({nonce!r})"""
+print_score({nonce!r}, {lab!r})"""
 
 
 def _report(cell: Any, nonce: str) -> dict[str, Any] | None:
@@ -61,17 +64,18 @@ def _error(cell: Any) -> str:
     return ""
 
 
-def run_scored(nb: Any, timeout: float, cwd: Path | None = None) -> tuple[str, dict | None]:
-    """Run `nb` in place, then score it; (what stopped the run or "", the report or None).
+def run_scored(
+    nb: Any, timeout: float, cwd: Path | None = None, lab: str = "day03-lab"
+) -> tuple[str, dict | None]:
+    """Run `nb` in place, then score it as `lab`; (what stopped the run or "", the report or None).
 
     The report is {"checks": [{"number", "ok", "line", ...}], "refused": [reason, ...]}.
     """
     import nbformat
 
     nonce = secrets.token_hex(16)
-    nb.cells.append(
-        nbformat.v4.new_code_cell(SCORE_CELL.format(nonce=nonce), id=f"grader-{nonce[:8]}")
-    )
+    source = SCORE_CELL.format(nonce=nonce, lab=find_lab(lab).name)
+    nb.cells.append(nbformat.v4.new_code_cell(source, id=f"grader-{nonce[:8]}"))
     last = len(nb.cells) - 1
 
     def describe(index: int) -> str:
@@ -106,8 +110,9 @@ class GradeRow:
         return "-" if self.passed is None else f"{self.passed}/{self.total}"
 
 
-def grade_one(path: Path, timeout: float, reference: Any) -> GradeRow:
-    """Restore, run and score one submission; never raises."""
+def grade_one(path: Path, timeout: float, lab: Lab | None = None) -> GradeRow:
+    """Restore, run and score one submission as `lab` (None: the lab its cells belong to);
+    never raises."""
     import nbformat
 
     started = time.perf_counter()
@@ -135,21 +140,34 @@ def grade_one(path: Path, timeout: float, reference: Any) -> GradeRow:
         cause = exc.__cause__ or exc
         first_line = (str(cause).splitlines() or [""])[0][:100]
         return row(f"not a notebook: {type(cause).__name__}: {first_line}")
+    lab = lab or detect_lab(nb)
+    if lab is None:
+        return row(f"not a lab: none of the cells of {' or '.join(LABS)}; give --lab")
     try:
-        problem, report = run_scored(restore(nb, reference), timeout)
+        reference = _reference(lab.name)
+        problem, report = run_scored(restore(nb, reference), timeout, lab=lab.name)
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
         return row(f"could not run: {type(exc).__name__}: {exc}"[:160])
     return row(problem, report)
 
 
-def grade(paths: Sequence[Path], timeout: float, jobs: int) -> list[GradeRow]:
-    """Grade every notebook, `jobs` at a time (each in its own kernel process), in input order."""
+@functools.cache
+def _reference(lab: str) -> Any:
+    """The release `lab` is restored from (read once; restore copies what it takes)."""
     import nbformat
 
-    reference = nbformat.read(released_path(), as_version=4)
+    return nbformat.read(LABS[lab].released, as_version=4)
+
+
+def grade(
+    paths: Sequence[Path], timeout: float, jobs: int, lab: str | None = None
+) -> list[GradeRow]:
+    """Grade every notebook, `jobs` at a time (each in its own kernel process), in input order;
+    each as `lab`, or as the lab its cells belong to."""
+    chosen = None if lab is None else find_lab(lab)
     # Threads suffice: each one mostly waits on its kernel, which is a process of its own.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda path: grade_one(path, timeout, reference), paths))
+        return list(pool.map(lambda path: grade_one(path, timeout, chosen), paths))
 
 
 def _columns(row: GradeRow) -> list[str]:
@@ -203,9 +221,9 @@ def find_notebooks(paths: Iterable[Path]) -> list[Path]:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-agent grade",
-        description="Run each submitted day-three lab notebook in its own kernel, its locked "
-        "cells restored from the release, and print its self-test score, the checks that failed "
-        "and the time it took. Nothing the notebook stored counts.",
+        description="Run each submitted lab notebook in its own kernel, its locked cells "
+        "restored from the release, and print its self-test score, the checks that failed and "
+        "the time it took. Nothing the notebook stored counts.",
     )
     parser.add_argument(
         "submissions",
@@ -229,6 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="notebooks run at once (default: the number of cores)",
     )
     parser.add_argument("--csv", type=Path, metavar="FILE", help="also write the table to FILE")
+    parser.add_argument(
+        "--lab",
+        choices=sorted(LABS),
+        help="grade every notebook as this lab (default: the lab each notebook's cells belong to)",
+    )
     return parser
 
 
@@ -245,7 +268,7 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     if not paths:
         parser.error("no *.ipynb found in the folders given")
     started = time.perf_counter()
-    rows = grade(paths, args.timeout, args.jobs)
+    rows = grade(paths, args.timeout, args.jobs, args.lab)
     print_table(rows, sys.stdout)
     print(
         f"{len(rows)} submissions graded in {time.perf_counter() - started:.1f} s "

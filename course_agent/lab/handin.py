@@ -1,9 +1,10 @@
 """The hand-in's pytest plugin: nbval compares a fresh run with the release, not with the file.
 
 labs/conftest.py hands `restore_collected` the notebooks nbval collects: a lab the package ships
-a release of is read through `restore` (the locked cells and the self-test's expected `7/7 passed`
-come from the release; the student's cells store nothing to compare), and its kernel starts with
-`kernel_environment`. Deliberately not handled: a student who edits labs/conftest.py itself.
+a release of (labs.py: day03-lab, day03-extensions) is read through `restore` (the locked cells
+and the self-test's expected `N/N passed` come from the release; the student's cells store nothing
+to compare), and its kernel starts with `kernel_environment`. Deliberately not handled: a student
+who edits labs/conftest.py itself.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 `release` does what `nbgrader generate_assignment` does with labs/nbgrader_config.py: each
 `### BEGIN SOLUTION` ... `### END SOLUTION` region becomes CODE_STUB, cells are locked and
 checksummed from their nbgrader metadata, outputs are cleared. It also writes the reference the
-hand-in and the grader restore from: the same notebook with the self-test's expected `7/7 passed`.
-Same source, same bytes. Deliberately not handled: hidden tests and nbgrader's database.
+hand-in and the grader restore from: the same notebook with the self-test's expected `N/N passed`.
+Same source, same bytes; any lab of labs.py. Deliberately not handled: hidden tests and
+nbgrader's database.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import copy
 import hashlib
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +24,7 @@ from .restore import is_locked, released_path
 __all__ = [
     "CODE_STUB",
     "EXPECTED",
+    "FULL_MARKS",
     "NOTEBOOK_METADATA",
     "SELFTEST_CELL",
     "execute_source",
@@ -41,7 +44,8 @@ CODE_STUB = (
 )
 TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's, for a markdown solution cell (the lab has none)
 SELFTEST_CELL = "selftest"  # the id of the one cell whose output nbval compares
-EXPECTED = "7/7 passed"
+EXPECTED = "7/7 passed"  # the day-three lab's; another lab's is its own N/N
+FULL_MARKS = re.compile(r"([1-9]\d*)/\1 passed")
 KEPT_CELL_METADATA = ("deletable", "editable", "nbgrader", "tags")
 # The same notebook metadata whatever kernel ran the source: no Python version, no widget state.
 NOTEBOOK_METADATA = {
@@ -117,18 +121,18 @@ def _student_cell(cell: Any, where: str) -> Any:
 
 
 def _expected_output(cell: Any, source: Path) -> Any:
-    """The self-test's stored `7/7 passed`, as nbval will expect it."""
+    """The self-test's stored `N/N passed`, as nbval will expect it."""
     shown = []
     for output in cell.get("outputs", []):
         text = output.get("data", {}).get("text/plain", output.get("text", ""))
-        if text.strip() == EXPECTED:
+        if FULL_MARKS.fullmatch(text.strip()):
             kept = copy.deepcopy(output)
             if "metadata" in kept:
                 kept["metadata"] = {}
             return kept
         shown.append(text.strip())
     raise ValueError(
-        f"{source}: the self-test cell shows {' / '.join(shown) or 'nothing'}, not {EXPECTED}; "
+        f"{source}: the self-test cell shows {' / '.join(shown) or 'nothing'}, not N/N passed; "
         f"finish the solution, then store its outputs with `course-agent lab execute {source}`"
     )
 
@@ -173,13 +177,18 @@ def release(source: Path, dest: Path, reference: Path | None = None) -> None:
 
 
 def execute_source(source: Path, timeout: float = 120) -> str:
-    """Run the solution in a fresh kernel and store its outputs in place; returns `k/7 passed`."""
+    """Run the solution in a fresh kernel and store its outputs in place; returns `k/N passed`."""
     import nbformat
 
     from .grade import run_scored
+    from .labs import LABS, detect_lab
 
     nb = nbformat.read(source, as_version=4)
-    problem, report = run_scored(nb, timeout, cwd=source.parent)
+    # The source is named after its lab; a copy named otherwise is told by its cells.
+    lab = LABS.get(source.stem) or detect_lab(nb)
+    if lab is None:
+        raise ValueError(f"{source} has none of the cells of {' or '.join(LABS)}: which lab is it?")
+    problem, report = run_scored(nb, timeout, cwd=source.parent, lab=lab.name)
     if problem:
         raise RuntimeError(f"{source} was left as it was: {problem}")
     for cell in nb.cells:
@@ -193,7 +202,8 @@ def execute_source(source: Path, timeout: float = 120) -> str:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-agent lab",
-        description="Maintain the day-three lab from its solution notebook (labs/source/).",
+        description="Maintain a lab (day03-lab, day03-extensions) from its solution notebook "
+        "(labs/source/).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     make = commands.add_parser(
@@ -244,4 +254,4 @@ def main_lab(argv: Sequence[str] | None = None) -> int:
         print(f"course-agent lab: {exc}", file=sys.stderr)
         return 1
     print(f"stored the outputs of {args.source}: {summary}")
-    return 0 if summary == EXPECTED else 1
+    return 0 if FULL_MARKS.fullmatch(summary) else 1

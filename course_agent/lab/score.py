@@ -1,9 +1,9 @@
-"""Score a lab's three exercises: refuse the ones the notebook did not write, self-test the rest.
+"""Score a lab's exercises: refuse the ones the notebook did not write, self-test the rest.
 
 An exercise must be defined in the notebook itself (`__module__ == "__main__"`, methods too) and
 must not reach the package's own implementation: imported, subclassed, or called through a global,
 a module attribute, a closure or a default. A refused exercise is replaced by one that raises the
-refusal, so the package's `run_selftest` fails the checks that use it, saying why. The notebook's
+refusal, so the lab's self-test (labs.py) fails the checks that use it, saying why. The notebook's
 self-test cell and `course-agent grade` both score this way. Deliberately not handled: code that
 monkeypatches the package or installs kernel hooks, or reaches it through importlib or getattr
 with a string (the line nbgrader draws too).
@@ -21,10 +21,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..accumulator import ToolCallAccumulator
-from ..registry import ToolRegistry, default_registry, execute_call
-from ..selftest import SelftestReport, run_selftest
-from ..truncate import truncate_result
+from ..registry import ToolRegistry
+from ..selftest import SelftestReport
+from .labs import LABS, Lab, find_lab
 
 __all__ = [
     "EXERCISES",
@@ -32,25 +31,16 @@ __all__ = [
     "check_origin",
     "print_score",
     "score_exercises",
+    "score_lab",
     "score_namespace",
 ]
 
 PACKAGE = "course_agent"
 NOTEBOOK = "__main__"  # the module of everything a kernel's cells define
-# (number, the name the lab gives it, run_selftest's parameter)
-EXERCISES = (
-    (1, "ToolCallAccumulator", "accumulator"),
-    (2, "execute_call", "run_call"),
-    (3, "truncate_result", "truncate"),
-)
-# What would do an exercise's work for it: the package's answers, and the registry that runs them.
-ANSWERS: tuple[tuple[object, str], ...] = (
-    (ToolCallAccumulator, "ToolCallAccumulator"),
-    (execute_call, "execute_call"),
-    (truncate_result, "truncate_result"),
-    (ToolRegistry, "ToolRegistry"),
-    (default_registry, "default_registry"),
-)
+MAIN = LABS["day03-lab"]
+# The day-three lab's (number, the name the lab gives it, run_selftest's parameter).
+EXERCISES = tuple((each.number, each.name, each.parameter) for each in MAIN.exercises)
+Answers = tuple[tuple[object, str], ...]
 
 
 # Attribute chains are followed through these only: getattr on them runs none of a student's code.
@@ -73,7 +63,7 @@ class Score:
         return sum(check.ok for check in self.report.checks)
 
     def text(self) -> str:
-        """`k/7 passed`, alone when all pass; otherwise followed by what failed and why."""
+        """`k/N passed`, alone when all pass; otherwise followed by what failed and why."""
         failed = [f"x {check.number}. {check.line}" for check in self.report.checks if not check.ok]
         summary = f"{self.passed}/{len(self.report.checks)} passed"
         return "\n".join([summary, *self.refused, *failed])
@@ -90,13 +80,15 @@ def _as_dict(check: Any) -> dict[str, Any]:
     return {"number": check.number, "ok": check.ok, "line": check.line}
 
 
-def _answer_name(obj: object) -> str | None:
-    """Which package answer `obj` is, if any; a registry's `execute` runs them all."""
+def _answer_name(obj: object, answers: Answers) -> str | None:
+    """Which of `answers` `obj` is, if any; a registry's `execute` runs them all."""
     if isinstance(obj, types.MethodType):
-        if isinstance(obj.__self__, ToolRegistry) and obj.__func__ is ToolRegistry.execute:
+        runs_answers = any(answer is ToolRegistry for answer, _ in answers)
+        executes = isinstance(obj.__self__, ToolRegistry) and obj.__func__ is ToolRegistry.execute
+        if runs_answers and executes:
             return "ToolRegistry.execute"
-        return _answer_name(obj.__func__)
-    return next((name for answer, name in ANSWERS if obj is answer), None)
+        return _answer_name(obj.__func__, answers)
+    return next((name for answer, name in answers if obj is answer), None)
 
 
 def _top(module: str) -> str:
@@ -155,8 +147,8 @@ def _filled(cell: types.CellType) -> bool:
     return True
 
 
-def _borrowed(obj: object) -> str | None:
-    """The package answer that `obj`'s code reaches, following the notebook's own helpers."""
+def _borrowed(obj: object, answers: Answers) -> str | None:
+    """The one of `answers` that `obj`'s code reaches, following the notebook's own helpers."""
     seen: set[int] = set()
     todo = list(_functions(obj))
     while todo:
@@ -165,15 +157,20 @@ def _borrowed(obj: object) -> str | None:
             continue
         seen.add(id(function))
         for reached in _reached(function):
-            if (name := _answer_name(reached)) is not None:
+            if (name := _answer_name(reached, answers)) is not None:
                 return name
             if getattr(reached, "__module__", None) == NOTEBOOK:  # a helper: look inside it too
                 todo.extend(_functions(reached))
     return None
 
 
-def check_origin(number: int, name: str, obj: object) -> str | None:
-    """Why exercise `number` (`name`, bound to `obj`) is not the notebook's own work, or None."""
+def check_origin(
+    number: int, name: str, obj: object, answers: Answers = MAIN.exercises[0].answers
+) -> str | None:
+    """Why exercise `number` (`name`, bound to `obj`) is not the notebook's own work, or None.
+
+    `answers` are the package's objects that would do the exercise's work (day three's by default).
+    """
     where = f"exercise {number}"
     if obj is None:
         return f"{where}: the notebook defines no {name}"
@@ -192,7 +189,7 @@ def check_origin(number: int, name: str, obj: object) -> str | None:
             if function.__module__ != NOTEBOOK:
                 origin = _top(function.__module__)
                 return f"{where}: {name}.{function.__name__} comes from {origin}"
-    if (answer := _borrowed(obj)) is not None:
+    if (answer := _borrowed(obj, answers)) is not None:
         return f"{where} calls {answer} from {PACKAGE}"
     return None
 
@@ -204,27 +201,33 @@ def _refusing(problem: str) -> Callable[..., Any]:
     return refused
 
 
-def score_exercises(accumulator: object, run_call: object, truncate: object) -> Score:
-    """The package's self-test on the three implementations the notebook wrote itself."""
+def score_lab(lab: Lab | str, objects: Mapping[str, object]) -> Score:
+    """`lab`'s self-test on the exercises `objects` binds by name (a missing one is refused)."""
+    lab = find_lab(lab) if isinstance(lab, str) else lab
     plugged: dict[str, Any] = {}
     refused: list[str] = []
-    for (number, name, parameter), obj in zip(
-        EXERCISES, (accumulator, run_call, truncate), strict=True
-    ):
-        problem = check_origin(number, name, obj)
+    for exercise in lab.exercises:
+        obj = objects.get(exercise.name)
+        problem = check_origin(exercise.number, exercise.name, obj, exercise.answers)
         if problem is not None:
             refused.append(problem)
-        plugged[parameter] = obj if problem is None else _refusing(problem)
-    return Score(run_selftest(**plugged), tuple(refused))
+        plugged[exercise.parameter] = obj if problem is None else _refusing(problem)
+    return Score(lab.selftest(**plugged), tuple(refused))
 
 
-def score_namespace(namespace: Mapping[str, object]) -> Score:
-    """`score_exercises` on the names a notebook's namespace binds (a missing one is refused)."""
-    return score_exercises(*(namespace.get(name) for _, name, _ in EXERCISES))
+def score_exercises(accumulator: object, run_call: object, truncate: object) -> Score:
+    """The day-three self-test on the three implementations the notebook wrote itself."""
+    names = [name for _, name, _ in EXERCISES]
+    return score_lab(MAIN, dict(zip(names, (accumulator, run_call, truncate), strict=True)))
 
 
-def print_score(nonce: str) -> None:
+def score_namespace(namespace: Mapping[str, object], lab: str = MAIN.name) -> Score:
+    """`score_lab` on the names a notebook's namespace binds."""
+    return score_lab(lab, namespace)
+
+
+def print_score(nonce: str, lab: str = MAIN.name) -> None:
     """Print `NONCE {json}`: the score of the namespace this is called from (the grader's cell)."""
     namespace = sys._getframe(1).f_globals  # the kernel's user namespace, not ours
-    sys.stdout.write(f"{nonce} {score_namespace(namespace).to_json()}\n")
+    sys.stdout.write(f"{nonce} {score_namespace(namespace, lab).to_json()}\n")
     sys.stdout.flush()
