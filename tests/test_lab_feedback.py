@@ -13,7 +13,7 @@ import mistune
 import nbformat
 import pytest
 from class_mixture import exercises, score_without_kernel
-from lab_class import submission
+from lab_class import solved, submission
 from test_lab_report_html import parsed
 from wrong_implementations import RIGHT
 
@@ -111,7 +111,7 @@ def test_one_file_per_submission_mirrors_the_class_folder(tmp_path, reference):
 def test_no_file_holds_another_students_data_or_any_key(tmp_path, reference):
     students = {"ana": "solved", "ben": "starter", "leaky": "leaky", "dee": "endless loop"}
     rows = [
-        graded(tmp_path / "in" / f"{name}.ipynb", kind, reference, {1: LEAKY})
+        graded(tmp_path / "in" / f"{name}.ipynb", kind, reference, {**solved(), 1: LEAKY})
         if kind == "leaky"
         else graded(tmp_path / "in" / f"{name}.ipynb", kind, reference)
         for name, kind in students.items()
