@@ -4,7 +4,9 @@ Each submission gets the release's locked cells back (`restore`), runs in its ow
 keys, and is then scored by one more cell the grader appends: it imports the package's scoring
 afresh and prints the report after a nonce drawn for that run, and only that line is read.
 Nothing the notebook stored or displayed counts. A hung cell, a dead kernel or a file that is not
-a notebook becomes a row saying so. Deliberately not handled: sandboxing (see kernel.py).
+a notebook becomes a row saying so, and the grader's own keys are cut from every row. While it
+runs, progress.py shows how it goes; report.py, report_html.py and feedback.py turn the rows into
+a class report and a file per student. Deliberately not handled: sandboxing (see kernel.py).
 """
 
 from __future__ import annotations
