@@ -12,12 +12,13 @@ import re
 from pathlib import Path
 
 import nbformat
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lab_class import kernel_env
 from nbclient import NotebookClient
 
-from course_agent.lab.grade import GradeRow, row_from_report
+from course_agent.lab.grade import GradeRow, main_grade, row_from_report
 from course_agent.lab.report import ClassReport, grade_class, normalise
 
 NAMES = ["registry", "path boundary", "fragment merging", "truncation"]
@@ -192,3 +193,24 @@ def test_the_lab_package_never_imports_ipython() -> None:
     folder = Path(__file__).resolve().parent.parent / "course_agent" / "lab"
     for module in folder.glob("*.py"):
         assert not re.search(r"^\s*(from|import) IPython", module.read_text(), re.M), module
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--report", "missing/report.html", "--report {tmp}/missing/report.html: give a file"),
+        ("--json", ".", "--json {tmp}: give a file in a folder that exists"),
+        ("--feedback", "file.txt", "--feedback {tmp}/file.txt is a file: give a folder"),
+    ],
+)
+def test_an_output_that_cannot_be_written_is_refused_before_grading(
+    tmp_path: Path, capsys: pytest.CaptureFixture, option: str, value: str, message: str
+) -> None:
+    (tmp_path / "a.ipynb").write_text("{}", encoding="utf-8")
+    (tmp_path / "file.txt").write_text("", encoding="utf-8")
+    with pytest.raises(SystemExit) as exited:
+        main_grade([str(tmp_path / "a.ipynb"), option, str(tmp_path / value).rstrip("/.")])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert message.format(tmp=tmp_path) in err
+    assert "graded" not in err  # no notebook was run
