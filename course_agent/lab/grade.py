@@ -4,8 +4,10 @@ Each submission gets the release's locked cells back (`restore`), runs in its ow
 keys, and is then scored by one more cell the grader appends: it imports the package's scoring
 afresh and prints the report after a nonce drawn for that run, and only that line is read.
 Nothing the notebook stored or displayed counts. A hung cell, a dead kernel or a file that is not
-a notebook becomes a row saying so. Each notebook is graded as the lab its cells belong to
-(labs.py), or as the one `--lab` names. Deliberately not handled: sandboxing (see kernel.py).
+a notebook becomes a row saying so, and the grader's own keys are cut from every row. Each
+notebook is graded as the lab its cells belong to (labs.py), or as the one `--lab` names. While it
+runs, progress.py shows how it goes; report.py, report_html.py and feedback.py turn the rows into
+a class report and a file per student. Deliberately not handled: sandboxing (see kernel.py).
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .kernel import run_notebook
+from ..environment import read_environment
+from ..redaction import redact
+from .kernel import SHORTEST_KEY, is_key_name, run_notebook
 from .labs import LABS, Lab, detect_lab, find_lab
 from .restore import restore
 
@@ -33,8 +37,10 @@ __all__ = [
     "find_notebooks",
     "grade",
     "grade_one",
+    "grader_keys",
     "main_grade",
     "print_table",
+    "row_from_report",
     "run_scored",
     "write_csv",
 ]
@@ -104,34 +110,62 @@ class GradeRow:
     details: tuple[str, ...]  # their lines, "fragment merging: NotImplementedError: ..."
     seconds: float
     note: str = ""  # why it has no score, or why an exercise was refused; "" when all is fine
+    checks: tuple[str, ...] = ()  # the name of every check the report had, in order
 
     @property
     def score(self) -> str:
         return "-" if self.passed is None else f"{self.passed}/{self.total}"
 
 
-def grade_one(path: Path, timeout: float, lab: Lab | None = None) -> GradeRow:
-    """Restore, run and score one submission as `lab` (None: the lab its cells belong to);
-    never raises."""
+def grader_keys() -> list[str]:
+    """The values of the grader's own keys (its environment and ./.env): no row may show them."""
+    try:
+        env: Any = read_environment()
+    except ValueError:  # an unreadable .env: the shell's keys still count
+        env = os.environ
+    keys = [value for name, value in env.items() if is_key_name(name)]
+    return [value for value in keys if len(value) >= SHORTEST_KEY]
+
+
+def row_from_report(
+    submission: str,
+    report: dict[str, Any] | None,
+    seconds: float,
+    note: str = "",
+    keys: Sequence[str] = (),
+) -> GradeRow:
+    """The row for what a scorer printed (None: `note` says why there is no score), keys cut out.
+
+    The report is {"checks": [{"number", "name", "ok", "line"}, ...], "refused": [reason, ...]}.
+    """
+    if report is None:
+        return GradeRow(submission, None, None, (), (), seconds, redact(note, keys))
+    checks = report["checks"]
+    failed = [check for check in checks if not check["ok"]]
+    return GradeRow(
+        submission,
+        len(checks) - len(failed),
+        len(checks),
+        tuple(check["number"] for check in failed),
+        tuple(redact(check["line"], keys) for check in failed),
+        seconds,
+        redact("; ".join(report.get("refused", [])), keys),
+        tuple(str(check.get("name", "")) for check in checks),
+    )
+
+
+def grade_one(
+    path: Path, timeout: float, lab: Lab | None = None, keys: Sequence[str] | None = None
+) -> GradeRow:
+    """Restore, run and score one submission as `lab` (None: the lab its cells belong to); never
+    raises. `keys` (default: the grader's) are cut out of the row, should a notebook print one."""
     import nbformat
 
     started = time.perf_counter()
+    hidden = grader_keys() if keys is None else keys
 
     def row(note: str, report: dict[str, Any] | None = None) -> GradeRow:
-        seconds = time.perf_counter() - started
-        if report is None:
-            return GradeRow(str(path), None, None, (), (), seconds, note)
-        checks = report["checks"]
-        failed = [check for check in checks if not check["ok"]]
-        return GradeRow(
-            str(path),
-            len(checks) - len(failed),
-            len(checks),
-            tuple(check["number"] for check in failed),
-            tuple(check["line"] for check in failed),
-            seconds,
-            "; ".join(report.get("refused", [])),
-        )
+        return row_from_report(str(path), report, time.perf_counter() - started, note, hidden)
 
     try:
         nb = nbformat.read(path, as_version=4)
@@ -160,14 +194,31 @@ def _reference(lab: str) -> Any:
 
 
 def grade(
-    paths: Sequence[Path], timeout: float, jobs: int, lab: str | None = None
+    paths: Sequence[Path],
+    timeout: float,
+    jobs: int,
+    lab: str | None = None,
+    on_row: Callable[[GradeRow], None] | None = None,
 ) -> list[GradeRow]:
     """Grade every notebook, `jobs` at a time (each in its own kernel process), in input order;
-    each as `lab`, or as the lab its cells belong to."""
+    each as `lab`, or as the lab its cells belong to.
+
+    `on_row` is called with each row as soon as it is done (in this thread): the progress bar.
+    """
     chosen = None if lab is None else find_lab(lab)
+    keys = grader_keys()
+    rows: dict[int, GradeRow] = {}
     # Threads suffice: each one mostly waits on its kernel, which is a process of its own.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda path: grade_one(path, timeout, chosen), paths))
+        futures = {
+            pool.submit(grade_one, path, timeout, chosen, keys): index
+            for index, path in enumerate(paths)
+        }
+        for future in as_completed(futures):
+            rows[futures[future]] = row = future.result()
+            if on_row is not None:
+                on_row(row)
+    return [rows[index] for index in range(len(paths))]
 
 
 def _columns(row: GradeRow) -> list[str]:
@@ -252,7 +303,51 @@ def build_parser() -> argparse.ArgumentParser:
         choices=sorted(LABS),
         help="grade every notebook as this lab (default: the lab each notebook's cells belong to)",
     )
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="FILE",
+        help="also write the class report to FILE (one self-contained HTML page: the scores, "
+        "the failures per check, the most common failure of each, every row)",
+    )
+    parser.add_argument(
+        "--json", type=Path, metavar="FILE", help="also write the report's figures to FILE as JSON"
+    )
+    parser.add_argument(
+        "--feedback",
+        type=Path,
+        metavar="DIR",
+        help="also write one Markdown file per submission to DIR, to hand back as it is",
+    )
     return parser
+
+
+def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, before any kernel starts, an output that could not be written at the end."""
+    for flag, path in [("--csv", args.csv), ("--report", args.report), ("--json", args.json)]:
+        if path is not None and (path.is_dir() or not path.parent.is_dir()):
+            parser.error(f"{flag} {path}: give a file in a folder that exists")
+    if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
+        parser.error(f"--feedback {args.feedback} is a file: give a folder")
+
+
+def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: float) -> None:
+    from .feedback import write_feedback
+    from .report import ClassReport
+
+    if args.csv:
+        write_csv(rows, args.csv)
+        print(f"written to {args.csv}")
+    report = ClassReport.from_rows(rows, seconds)
+    if args.report:
+        args.report.write_text(report.html(), encoding="utf-8")
+        print(f"class report written to {args.report}")
+    if args.json:
+        args.json.write_text(json.dumps(report.to_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"figures written to {args.json}")
+    if args.feedback:
+        written = write_feedback(rows, args.feedback)
+        print(f"{len(written)} feedback files written to {args.feedback}")
 
 
 def main_grade(argv: Sequence[str] | None = None) -> int:
@@ -267,14 +362,18 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if not paths:
         parser.error("no *.ipynb found in the folders given")
+    _check_outputs(parser, args)
+    from .progress import GradeProgress
+
     started = time.perf_counter()
-    rows = grade(paths, args.timeout, args.jobs, args.lab)
+    # On stderr: a bar on a terminal, a line per notebook in a CI log; stdout keeps the table.
+    with GradeProgress(len(paths), sys.stderr) as progress:
+        rows = grade(paths, args.timeout, args.jobs, args.lab, on_row=progress.update)
+    seconds = time.perf_counter() - started
     print_table(rows, sys.stdout)
     print(
-        f"{len(rows)} submissions graded in {time.perf_counter() - started:.1f} s "
+        f"{len(rows)} submissions graded in {seconds:.1f} s "
         f"with {min(args.jobs, len(rows))} at a time"
     )
-    if args.csv:
-        write_csv(rows, args.csv)
-        print(f"written to {args.csv}")
+    _write_outputs(rows, args, seconds)
     return 0

@@ -1,0 +1,193 @@
+"""One short Markdown file per submission, to hand back as it is: the score, what failed, where.
+
+Each file is made from its own row and its own notebook only, with the grader's keys cut out; what
+came from the submission (its name, the self-test's lines) sits in code spans and fenced blocks, so
+it shows as text in any Markdown or HTML viewer. Deliberately not handled: grading (grade.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..redaction import redact
+from .grade import GradeRow, grader_keys
+from .report import short_names
+from .restore import released_path, restore
+
+__all__ = ["RUNS", "feedback_text", "write_feedback"]
+
+# The exercise cells each check of the day-three self-test runs (selftest._checks hands them
+# over): a failed check points at the first of its cells whose own check failed too, else at all
+# of them. Checks 1 and 2 test only the package; a check named here by no lab points nowhere.
+RUNS: dict[str, tuple[str, ...]] = {
+    "fragment merging": ("exercise-1",),
+    "bad-argument feedback": ("exercise-2",),
+    "truncation": ("exercise-3",),
+    "big file": ("exercise-2", "exercise-3"),
+    "offline loop": ("exercise-1", "exercise-2", "exercise-3"),
+}
+CELL_IN_NOTE = re.compile(r"\bcell (\d+)\b")  # kernel.py's "timeout: cell 11 ran over 60 s"
+EXERCISE_IN_REFUSAL = re.compile(r"^exercise (\d+)\b")  # score.py's "exercise 2 imports ..."
+
+
+# What can start markup inside a line of Markdown: emphasis, code, links, HTML, entities, tables.
+MARKUP = re.compile(r"([\\`*_\[\]<>&|~])")
+
+
+def _escaped(text: str) -> str:
+    """`text` as plain Markdown on one line: each character that could start markup escaped."""
+    return MARKUP.sub(r"\\\1", " ".join(text.split()))
+
+
+def _fence(text: str) -> str:
+    """`text` in a fenced block whose fence no run of backticks inside it can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _code(text: str) -> str:
+    """`text` as an inline code span, whatever backticks it holds."""
+    text = " ".join(text.split())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""  # CommonMark drops it
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def _heading(reference: Any, cell_id: str) -> str:
+    """The first line of the last Markdown cell above `cell_id` in the release: its section."""
+    heading = ""
+    for cell in reference.cells:
+        if cell.get("id") == cell_id:
+            return heading
+        if cell.cell_type == "markdown" and cell.source.strip():
+            heading = cell.source.strip().splitlines()[0].lstrip("#").strip()
+    return ""
+
+
+def _title(reference: Any) -> str:
+    """The lab's title: the first line of its first Markdown cell."""
+    for cell in reference.cells:
+        if cell.cell_type == "markdown" and cell.source.strip():
+            return cell.source.strip().splitlines()[0].lstrip("#").strip()
+    return "Lab"
+
+
+class _Cells:
+    """Where the cells of one submission are, for saying which one to look at."""
+
+    def __init__(self, path: Path, reference: Any) -> None:
+        import nbformat
+
+        self.reference = reference
+        try:
+            self.student: Any = nbformat.read(path, as_version=4)
+        except Exception:  # not a notebook: the row says so, and no cell can be named
+            self.student = None
+
+    def describe(self, cell_id: str) -> str:
+        """ "cell 10 of your notebook (id `exercise-1`), under Exercise 1: ..."."""
+        ids = [cell.get("id") for cell in self.student.cells] if self.student else []
+        where = f"cell {ids.index(cell_id) + 1} of your notebook" if cell_id in ids else ""
+        where = where or "a cell your notebook no longer has (the grader put the release's back)"
+        heading = _heading(self.reference, cell_id)  # the release's Markdown: kept as written
+        under = f", under *{heading}*" if heading else ""
+        return f"{where} (id {_code(cell_id)}){under}"
+
+    def stopped_at(self, note: str) -> str | None:
+        """The id of the cell a "cell N" note names, counted as the grader ran the notebook."""
+        match = CELL_IN_NOTE.search(note)
+        if self.student is None or match is None:
+            return None
+        cells = restore(self.student, self.reference).cells
+        index = int(match.group(1)) - 1
+        return cells[index].get("id") if 0 <= index < len(cells) else None
+
+
+def _look_at(name: str, failed_names: Sequence[str]) -> tuple[str, ...]:
+    cells = RUNS.get(name, ())
+    own = [cell for cell in cells if any(RUNS.get(other) == (cell,) for other in failed_names)]
+    return tuple(own[:1]) or cells
+
+
+def _unscored(row: GradeRow, cells: _Cells) -> list[str]:
+    lines = ["Your notebook could not be scored:", "", _fence(row.note), ""]
+    if row.note.startswith("not a notebook"):
+        lines.append(
+            "Look at: the file itself. Open it in JupyterLab; if it does not open, download the "
+            "lab again, paste your exercise cells into it and hand that in."
+        )
+    elif row.note.startswith("could not run"):
+        lines.append(
+            "Nothing in your notebook: the grader could not start Python for it. Your "
+            "instructor will grade it again."
+        )
+    elif (cell_id := cells.stopped_at(row.note)) is not None:
+        lines.append(
+            f"Look at: {cells.describe(cell_id)}. It runs your code: look for a loop that never "
+            "ends or a call that stops Python, then restart the kernel and run all cells."
+        )
+    else:
+        lines.append(
+            "Look at: your exercise cells: the self-test that runs them did not finish. Restart "
+            "the kernel and run all cells to see where it stops."
+        )
+    return lines
+
+
+def _failures(row: GradeRow, cells: _Cells) -> list[str]:
+    names = [row.checks[n - 1] if n <= len(row.checks) else "" for n in row.failed]
+    lines: list[str] = []
+    for refusal in filter(None, row.note.split("; ")):
+        lines += ["### Refused: an exercise you did not write yourself", "", _fence(refusal), ""]
+        if match := EXERCISE_IN_REFUSAL.match(refusal):
+            lines += [f"Look at: {cells.describe(f'exercise-{match.group(1)}')}.", ""]
+        lines += ["Write it in that cell; the package's own answer earns no point.", ""]
+    for number, name, detail in zip(row.failed, names, row.details, strict=False):
+        title = f"Check {number}, {name}" if name else f"Check {number}"
+        lines += [f"### {_escaped(title)}", "", _fence(detail.removeprefix(f"{name}: ")), ""]
+        look = _look_at(name, names)
+        if look:
+            lines += ["Look at: " + "; and ".join(cells.describe(cell) for cell in look) + ".", ""]
+    return lines
+
+
+def feedback_text(row: GradeRow, reference: Any, keys: Sequence[str] = ()) -> str:
+    """The feedback for one row, from it and its own notebook; `keys` are cut out of it."""
+    cells = _Cells(Path(row.submission), reference)
+    lines = [f"# {_title(reference)}: your feedback", ""]
+    lines += [f"Submission: {_code(Path(row.submission).name)}", ""]
+    if row.passed is None:
+        lines += ["Score: **none**", "", *_unscored(row, cells)]
+    elif row.passed == row.total and not row.note:
+        lines += [f"Score: **{row.score}**: every check passed. Nothing to fix."]
+    else:
+        lines += [f"Score: **{row.score}** checks passed.", "", "## What to fix", ""]
+        lines += _failures(row, cells)
+    return redact("\n".join(lines).rstrip() + "\n", keys)
+
+
+def write_feedback(
+    rows: Iterable[GradeRow],
+    folder: Path,
+    reference: Any = None,
+    keys: Sequence[str] | None = None,
+) -> list[Path]:
+    """`folder`/<submission>.md for each row, below `folder` as the submissions are below the
+    folder they share; the grader's keys (default) cut out. Returns the files written."""
+    import nbformat
+
+    rows = list(rows)
+    reference = reference or nbformat.read(released_path(), as_version=4)
+    hidden = grader_keys() if keys is None else keys
+    names = short_names([row.submission for row in rows])
+    written = []
+    for row in rows:
+        path = folder / Path(names[row.submission]).with_suffix(".md")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(feedback_text(row, reference, hidden), encoding="utf-8")
+        written.append(path)
+    return written
