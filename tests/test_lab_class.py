@@ -4,11 +4,12 @@ Two classes, both built at test time (tests/class_mixture.py):
 - a small one, one submission of each kind, graded for real by `course-agent grade --jobs 2` (every
   notebook in its own kernel): its JSON must match the mixture, its rows must equal those the
   in-process scorer gives for the same files, and no output may hold a key;
-- 120 submissions (20 solved, 12 starters, the 36 wrong answers twice, 6 imports of the package's
-  answers, 4 endless loops, a killed kernel, 5 broken files), scored in this process by the
-  package's scorer and turned into rows by the grader's `row_from_report`, as after a kernel (an
-  endless loop and a killed kernel get the note a kernel run gives; kernels for 120 would take
-  minutes): its JSON must match the mixture, and its page is looked at in a real browser.
+- 120 submissions (12 starters, every wrong answer of the catalogue once, 6 imports of the
+  package's answers, 4 endless loops, a killed kernel, 5 broken files, solved labs for the rest),
+  scored in this process by the package's scorer and turned into rows by the grader's
+  `row_from_report`, as after a kernel (an endless loop and a killed kernel get the note a
+  kernel run gives; kernels for 120 would take minutes): its JSON must match the mixture, and
+  its page is looked at in a real browser.
 """
 
 from __future__ import annotations
@@ -178,7 +179,10 @@ def test_the_120_report_counts_match_the_mixture(class120, reference, tmp_path) 
     for row, kind in zip(class120["rows"], class120["made"].values(), strict=True):
         assert set(row.failed) == fails.get(kind, set()), (row.submission, kind)
     refusing = [k for k in fails if k.startswith("refused") or "delegates" in k or "looks" in k]
-    assert figures["refused"] == sum(MIXTURE_120[kind] for kind in refusing) == 12
+    refused = sum(MIXTURE_120[kind] for kind in refusing)
+    assert figures["refused"] == refused and refused > sum(
+        n for k, n in MIXTURE_120.items() if k.startswith("refused")
+    )
     # The starters' stub groups as one failure, counted once per starter, in each check it fails.
     stub = "write this part: the TODO comment above says what it must do"
     for check in figures["checks"]:
