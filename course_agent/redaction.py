@@ -1,8 +1,9 @@
 """Cut secret values out of any text before it is shown, sent, saved or cut into an excerpt.
 
 A key is matched as a substring (not a word) in its plain, URL-encoded and JSON-escaped forms;
-`redact_cut` cuts an excerpt without leaving the start of a key where the cut fell. Deliberately
-not handled: keys split across two texts, and encodings a gateway might invent (base64, say).
+`redact_cut` cuts an excerpt without leaving the start of a key where the cut fell; StreamRedactor
+cuts keys split across the pieces of a stream. Deliberately not handled: encodings a gateway might
+invent (base64, say).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 from collections.abc import Iterable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MIN_PARTIAL", "REDACTED", "encoded_forms", "redact", "redact_cut"]
+__all__ = ["MIN_PARTIAL", "REDACTED", "StreamRedactor", "encoded_forms", "redact", "redact_cut"]
 
 REDACTED = "[redacted]"
 # The start of a key a cut may leave behind: 3 characters are "sk-", which every key of a vendor
@@ -69,3 +70,35 @@ def redact_cut(
                 break
             at = text.find(form[:MIN_PARTIAL], at + 1)
     return (text if start == len(text) else text[:start] + REDACTED), True
+
+
+class StreamRedactor:
+    """Redact a text that arrives in pieces (a model's streamed answer): `feed` each piece and
+    write what it returns, then `flush` before anything else is written or at the end.
+
+    A piece's tail that could be the start of a key is held back until the next piece says
+    whether it is one, so a key streamed as "sk-te" + "st-0123..." is cut whole.
+    """
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        self._secrets = [secret for secret in secrets if secret]
+        self._forms = {form for secret in self._secrets for form in encoded_forms(secret)}
+        self._held = ""  # a redacted tail that is a proper prefix of some form of a key
+
+    def feed(self, piece: str) -> str:
+        if not self._forms:
+            return piece
+        text = redact(self._held + piece, self._secrets)
+        keep = 0  # the longest tail of `text` that some form starts with
+        for form in self._forms:
+            for size in range(min(len(form) - 1, len(text)), keep, -1):
+                if text.endswith(form[:size]):
+                    keep = size
+                    break
+        self._held = text[len(text) - keep :]
+        return text[: len(text) - keep]
+
+    def flush(self) -> str:
+        """What was held back: the stream paused here, so it was not the start of a key."""
+        held, self._held = self._held, ""
+        return held

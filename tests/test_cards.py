@@ -268,3 +268,17 @@ def test_control_characters_are_escaped_in_the_line_as_the_terminal_escapes_them
         'v re\\x1b[2Jad({"path": "\\x07a"}) fed back 15 chars - \\x1b]0;pwned\\x07 file'
     )
     assert str(ToolCard(call)) == '> re\\x1b[2Jad({"path": "\\x07a"}) running'
+
+
+def test_a_key_echoed_as_the_models_text_or_in_the_stop_is_cut() -> None:
+    # A hostile gateway may stream the Authorization header back as the answer.
+    key = "sk-test-echoed-0123456789"
+    out, err = io.StringIO(), io.StringIO()
+    events = [
+        TextDelta(f"your key is {key[:9]}"),
+        TextDelta(f"{key[9:]} and again {key}\n"),
+        AgentStopped("error", f"gateway said Bearer {key}"),
+    ]
+    show_events(events, lambda *a, **k: None, out, err, secrets=[key])
+    assert key not in out.getvalue() + err.getvalue()
+    assert "[redacted]" in out.getvalue() and "[redacted]" in err.getvalue()

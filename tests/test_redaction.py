@@ -1,12 +1,13 @@
 """The key is cut out exactly, whatever its length or encoding."""
 
+import itertools
 import json
 from urllib.parse import quote, quote_plus
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.redaction import REDACTED, redact, redact_cut
+from course_agent.redaction import REDACTED, StreamRedactor, redact, redact_cut
 
 
 def test_short_key_is_cut_even_inside_a_word() -> None:
@@ -100,3 +101,34 @@ def test_no_cut_keeps_four_characters_of_a_key(
 ) -> None:
     shown = cut("~" * before + key + "~" * after, limit, [key])
     assert key[:4] not in shown and len(shown) <= limit + len(REDACTED)
+
+
+@given(
+    key=st.text(KEY_CHARS, min_size=8, max_size=40),
+    before=st.text(KEY_CHARS, max_size=30),
+    after=st.text(KEY_CHARS, max_size=30),
+    cuts=st.lists(st.integers(0, 100), max_size=6),
+)
+def test_a_key_split_across_streamed_pieces_is_cut_whole(
+    key: str, before: str, after: str, cuts: list[int]
+) -> None:
+    whole = before + key + after
+    edges = sorted({0, len(whole), *(cut % (len(whole) + 1) for cut in cuts)})
+    pieces = [whole[a:b] for a, b in itertools.pairwise(edges)]
+    stream = StreamRedactor([key])
+    shown = "".join(stream.feed(piece) for piece in pieces) + stream.flush()
+    assert shown == redact(whole, [key])
+
+
+def test_a_stream_without_secrets_passes_through_at_once() -> None:
+    stream = StreamRedactor([])
+    assert stream.feed("sk-") == "sk-"
+    assert stream.flush() == ""
+
+
+def test_what_could_start_a_key_is_held_until_the_next_piece() -> None:
+    stream = StreamRedactor(["sk-secret-123"])
+    assert stream.feed("answer: sk-sec") == "answer: "
+    assert stream.feed("ond thing") == "sk-second thing"
+    assert stream.feed(" sk-secret-1") == " "
+    assert stream.feed("23.") == f"{REDACTED}."

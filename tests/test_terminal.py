@@ -152,6 +152,14 @@ def test_secrets_are_cut_from_every_line_printed():
     assert secret not in out.getvalue() and out.getvalue().count("[redacted]") == 4
 
 
+def test_a_secret_streamed_in_two_pieces_is_cut_whole():
+    secret = "hunter2pass"
+    events = [TextDelta("it is hunt"), TextDelta("er2pass, and hunt"), TextDelta("ing goes on")]
+    out = io.StringIO()
+    print_events([*events, AgentStopped("done", "")], out, secrets=(secret,))
+    assert out.getvalue() == "it is [redacted], and hunting goes on\n"
+
+
 def test_an_interrupt_ends_the_current_line_and_goes_on_up():
     def interrupted():
         yield TextDelta("Let me")

@@ -159,7 +159,9 @@ class AgentMagics(Magics):
         )
         try:
             with closing(events):  # closing it gives every call of a broken-off turn its result
-                show_events(events, display, sys.stdout, sys.stderr, cards if live else None)
+                show_events(
+                    events, display, sys.stdout, sys.stderr, cards if live else None, setup.secrets
+                )
         except KeyboardInterrupt:
             print("! interrupted; the conversation is kept and can go on", file=sys.stderr)
 

@@ -22,7 +22,7 @@ from ..protocol import (
     ToolResult,
     ToolStarted,
 )
-from ..redaction import redact
+from ..redaction import StreamRedactor, redact
 
 __all__ = ["call_line", "card_line", "first_line", "print_events", "printable"]
 
@@ -75,18 +75,20 @@ def print_events(
 ) -> AgentStopped:
     """Print a run as it happens and return how it stopped, every `secrets` value cut out.
 
-    Each piece of model text is cut on its own: a secret split across two pieces is not (the
-    model never gets one: the tools cut them out of what they read). Ctrl-C (KeyboardInterrupt)
-    ends the line being written and goes on up to the caller.
+    A secret split across two pieces of model text is cut whole (StreamRedactor holds back what
+    could start one). Ctrl-C (KeyboardInterrupt) ends the line being written and goes on up to
+    the caller.
     """
     mid_line = False  # model text streams without newlines; a card must start on a fresh line
+    text = StreamRedactor(secrets)
     stopped = AgentStopped("error", "the loop ended without saying why")
     try:
         for event in events:
             if isinstance(event, TextDelta):
-                out.write(redact(printable(event.text), secrets))
+                out.write(text.feed(printable(event.text)))
                 mid_line = not event.text.endswith("\n")
             else:
+                out.write(text.flush())
                 if mid_line:
                     out.write("\n")
                     mid_line = False
@@ -104,6 +106,7 @@ def print_events(
                     out.write(redact(line, secrets) + "\n")
             out.flush()
     finally:
+        out.write(text.flush())
         if mid_line:
             out.write("\n")
             out.flush()
