@@ -22,6 +22,7 @@ from wrong_implementations import RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator, accumulator, registry, truncate
 from course_agent.lab.score import (
+    GradeReport,
     Score,
     check_origin,
     score_exercises,
@@ -333,13 +334,29 @@ def test_the_json_carries_every_field_of_a_check() -> None:
     }
 
 
-def test_print_score_scores_the_namespace_it_is_called_from(capsys: pytest.CaptureFixture) -> None:
+def test_raise_score_raises_the_score_of_the_namespace_it_is_called_from() -> None:
     namespace = notebook(solved())
-    capsys.readouterr()  # what the lab's cells printed
-    exec("from course_agent.lab.score import print_score\nprint_score('n0nce')", namespace)
-    nonce, _, text = capsys.readouterr().out.partition(" ")
-    report = json.loads(text)
-    assert nonce == "n0nce" and [check["ok"] for check in report["checks"]] == [True] * 7
+    with pytest.raises(GradeReport) as raised:
+        exec("from course_agent.lab.score import raise_score\nraise_score()", namespace)
+    report = json.loads(str(raised.value))
+    assert [check["ok"] for check in report["checks"]] == [True] * 7
+    assert report["refused"] == []
+
+
+def test_nothing_the_scoring_raises_gets_out_of_raise_score_but_its_report() -> None:
+    # An exercise that ends the scoring with an exception named like the report, carrying a 7/7.
+    forged = '{"checks": [], "refused": []}'
+    namespace = notebook(
+        {
+            **solved(),
+            3: "class GradeReport(BaseException):\n    pass\n\n"
+            f"def truncate_result(result):\n    raise GradeReport({forged!r})",
+        }
+    )
+    with pytest.raises(GradeReport) as raised:
+        exec("from course_agent.lab.score import raise_score\nraise_score()", namespace)
+    assert type(raised.value) is GradeReport  # the package's, not the notebook's
+    assert json.loads(str(raised.value)) == {"stopped": f"GradeReport: {forged}"}
 
 
 @pytest.mark.parametrize("name", WRONG)

@@ -32,9 +32,10 @@ from .labs import LABS, Lab, find_lab
 
 __all__ = [
     "EXERCISES",
+    "GradeReport",
     "Score",
     "check_origin",
-    "print_score",
+    "raise_score",
     "score_exercises",
     "score_lab",
     "score_namespace",
@@ -277,8 +278,30 @@ def score_namespace(namespace: Mapping[str, object], lab: str = MAIN.name) -> Sc
     return score_lab(lab, namespace)
 
 
-def print_score(nonce: str, lab: str = MAIN.name) -> None:
-    """Print `NONCE {json}`: the score of the namespace this is called from (the grader's cell)."""
+class GradeReport(Exception):
+    """Raised by the grader's cell: its text, the report as JSON, travels in the kernel's reply."""
+
+
+def _stopped(exc: BaseException) -> str:
+    try:
+        said = " ".join(str(exc).split())[:100]
+    except Exception:  # a student's exception whose __str__ raises
+        said = ""
+    return f"{type(exc).__name__}: {said}".rstrip(": ")
+
+
+def raise_score(lab: str = MAIN.name) -> None:
+    """Raise GradeReport(json): the score of the namespace this is called from (the grader's cell).
+
+    The kernel's reply to the grader's request names the exception that ended the cell and gives
+    its text; unlike the cell's outputs, the notebook's code cannot write it, so a report it
+    prints, imitating the grader's, is never read. Whatever the scoring raises past the self-test
+    (SystemExit, KeyboardInterrupt, an exception named like this one) is reported as having
+    stopped it: {"stopped": "SystemExit: ..."}.
+    """
     namespace = sys._getframe(1).f_globals  # the kernel's user namespace, not ours
-    sys.stdout.write(f"{nonce} {score_namespace(namespace, lab).to_json()}\n")
-    sys.stdout.flush()
+    try:
+        text = score_namespace(namespace, lab).to_json()
+    except BaseException as exc:  # the student's code ran inside: nothing it raises gets out
+        text = json.dumps({"stopped": _stopped(exc)})
+    raise GradeReport(text)
