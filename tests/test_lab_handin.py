@@ -6,6 +6,7 @@ and sanitize file), two at a time; every assert below reads the one fixture run.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import shutil
@@ -18,6 +19,8 @@ import nbformat
 import pytest
 from lab_class import HANDIN, LABS, SOURCE, hand_in, kernel_env, saved_output, solved, submission
 from nbval.plugin import get_sanitize_patterns
+
+from course_agent import truncate
 
 REPO = LABS.parent
 KEY = "sk-handin-probe-0123456789"
@@ -75,6 +78,7 @@ IMPORTS = {
     2: "from course_agent import execute_call",
     3: "from course_agent import truncate_result",
 }
+PASTED = inspect.getsource(truncate.truncate_result)
 STUDENTS = {
     "starter": {},
     "saved-3-of-7": {"exercises": {3: "<3>"}, "edit": saved_output("3/7 passed")},
@@ -82,6 +86,8 @@ STUDENTS = {
     "deleted-selftest": {"edit": delete_cell("selftest")},
     "rebound-display": {"exercises": {1: "<1>" + FAKE_DISPLAY}},
     "package-imports": {"exercises": IMPORTS},
+    # Exercises 1 and 2 solved, 3 the package's truncate_result pasted in, as its file has it.
+    "pasted-package-code": {"exercises": {1: "<1>", 2: "<2>", 3: PASTED}},
     "solved": {"exercises": "solved"},
     # Stores a 2/7 it saved earlier, and checks that its kernel sees no key.
     "solved-saved-2-of-7": {
@@ -149,6 +155,12 @@ def test_implementations_imported_from_the_package_fail_and_say_so(handed_in: di
     assert run.returncode == 1, shown(run)
     for number, name in [(1, "ToolCallAccumulator"), (2, "execute_call"), (3, "truncate_result")]:
         assert f"exercise {number} imports {name} from course_agent" in run.stdout, shown(run)
+
+
+def test_a_copy_of_the_packages_code_fails_and_says_so(handed_in: dict) -> None:
+    run = handed_in["pasted-package-code"]
+    assert run.returncode == 1, shown(run)
+    assert "exercise 3 copies truncate_result from course_agent" in run.stdout, shown(run)
 
 
 @pytest.mark.parametrize("name", ["solved", "solved-saved-2-of-7"])

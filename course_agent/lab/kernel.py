@@ -2,8 +2,9 @@
 
 Every kernel the package starts for a lab (grading, `lab execute`, the nbval hand-in) gets its
 environment from `kernel_environment`, the one place that decides what a key looks like.
+A run is bounded by the per-cell timeout and by how much of the kernel's output it holds.
 Deliberately not handled: sandboxing (a kernel is a process, not a jail: it can read any file its
-user can) and limits other than the per-cell timeout.
+user can, and use any memory of its own).
 """
 
 from __future__ import annotations
