@@ -16,9 +16,10 @@ from typing import Any
 
 import nbformat
 import pytest
-from lab_class import RELEASE, kernel_env, solution, solved, submission
+from lab_class import RELEASE, SOURCE, kernel_env, solution, solved, submission
 
 from course_agent.lab.grade import (
+    LARGEST_NOTEBOOK,
     GradeRow,
     find_notebooks,
     grade_one,
@@ -67,6 +68,42 @@ SUBCLASS_AND_WRAPPER = {
     "def execute_call(tools, call, ctx):\n    return _registry.execute_call(tools, call, ctx)",
     3: solution(3),
 }
+
+
+# The grader's cell is in the kernel's input history (In[-1]) while it runs, and the student's code
+# runs inside it: this prints a 7/7 report after the grader's old nonce, once, from exercise 3.
+FORGE = """
+import json as _json, re as _re
+
+_forged = []
+
+
+def _forge():
+    found = _re.search(r"[0-9a-f]{32}", In[-1])
+    if found and not _forged:
+        _forged.append(found[0])
+        checks = [{"number": n, "name": "x", "ok": True, "line": "fine"} for n in range(1, 8)]
+        print(found[0], _json.dumps({"checks": checks, "refused": []}))
+"""
+FORGED = {
+    "16-forged-report": FORGE + "\n\ndef truncate_result(result):\n    _forge()\n"
+    "    raise NotImplementedError",
+    # ... then stops the grader's cell before its own report, or ends it with one named like it.
+    "17-forged-report-then-exit": FORGE + "\n\ndef truncate_result(result):\n    _forge()\n"
+    "    raise SystemExit",
+    "18-exception-named-like-the-report": FORGE
+    + "\n\nclass GradeReport(BaseException):\n    pass\n\n\ndef truncate_result(result):\n"
+    "    checks = [{'number': n, 'name': 'x', 'ok': True, 'line': 'fine'} for n in range(1, 8)]\n"
+    "    raise GradeReport(_json.dumps({'checks': checks, 'refused': []}))",
+    # A thread started in the exercise cell prints into whichever cell runs: the grader's too.
+    "19-forging-thread": FORGE + "\n\nimport threading, time\n\n\ndef _watch():\n"
+    "    while not _forged:\n        _forge()\n        time.sleep(0.01)\n\n\n"
+    "threading.Thread(target=_watch, daemon=True).start()\n\n\n"
+    "def truncate_result(result):\n    raise NotImplementedError",
+}
+STOPPED = "the grader's self-test was stopped by the notebook"
+# A file name that would draw a 7/7 row of its own on the grader's terminal.
+EVIL_NAME = "20-link\n01-solved.ipynb  7\u22157    -  \x1b[2K\u202e.ipynb"
 
 
 def probe(path: Path) -> str:
@@ -122,8 +159,13 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "extra": ["import io, sys\n\nsys.stdout = io.StringIO()"],
         },
     }
+    students |= {name: {"exercises": {3: source}} for name, source in FORGED.items()}
     for name, edits in students.items():
         submission(folder / f"{name}.ipynb", **edits)
+    # A link to the solution where the instructor keeps it, and a notebook of 21 MB.
+    (folder / f"{EVIL_NAME}").symlink_to(SOURCE)
+    padding = " " * (LARGEST_NOTEBOOK + 1_000_000)
+    (folder / "21-huge.ipynb").write_text(RELEASE.read_text()[:-2] + padding + "}\n")
     text = RELEASE.read_text()
     (folder / "07-broken-json.ipynb").write_text(text[: len(text) // 2], encoding="utf-8")
     # A key file beside the submissions: the kernels must not start where they can read it.
@@ -156,6 +198,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         ("02-starter", "2", "3 4 5 6 7"),
         ("03-truncation-only", "3", "3 4 6 7"),
         ("13-deleted-setup", "7", ""),  # the locked setup cell was put back before the run
+        ("15-silenced", "7", ""),  # its stdout is gone, but the grade comes in the kernel's reply
+        # Each printed a 7/7 report imitating the grader's: only the kernel's reply is read.
+        ("16-forged-report", "2", "3 4 5 6 7"),
+        ("19-forging-thread", "2", "3 4 5 6 7"),
     ],
 )
 def test_a_submission_that_runs_gets_its_score_and_failed_checks(
@@ -208,7 +254,16 @@ def test_no_cheat_reaches_seven_and_its_row_says_why(
         ("04-endless-loop", f"timeout: cell {cell_number('check-1')} ran over {TIMEOUT} s"),
         ("05-kernel-killed", f"kernel died in cell {cell_number('exercise-2')}"),
         ("07-broken-json", "not a notebook: JSONDecodeError: "),
-        ("15-silenced", "the grader's self-test gave no report"),
+        (
+            "17-forged-report-then-exit",
+            "the grader's self-test was stopped by the notebook: SystemExit",
+        ),
+        (
+            "18-exception-named-like-the-report",
+            f"{STOPPED}: GradeReport: {{",
+        ),
+        (EVIL_NAME.removesuffix(".ipynb"), "a symbolic link, not a notebook"),
+        ("21-huge", "too large: "),
     ],
 )
 def test_a_submission_that_cannot_finish_gets_a_row_saying_why(
@@ -235,8 +290,12 @@ def test_the_kernels_get_no_key_and_start_away_from_the_submissions(
 def test_the_run_goes_on_to_the_end_and_prints_the_table(graded: dict[str, Any]) -> None:
     lines = graded["table"].splitlines()
     assert lines[0].split() == ["submission", "score", "failed", "seconds", "note"]
-    assert len(lines) == 1 + 15 + 2  # header, the class, then the total and where the CSV went
-    assert "15 submissions graded in" in lines[-2]
+    assert len(lines) == 1 + 21 + 2  # header, the class, then the total and where the CSV went
+    assert "21 submissions graded in" in lines[-2]
+    # The file name that holds a newline, an ANSI escape and a right-to-left mark draws no row.
+    evil = next(line for line in lines if line.startswith(str(graded["folder"] / "20-link")))
+    assert "\\n01-solved.ipynb  7\u22157    -  \\x1b[2K\\u202e.ipynb" in evil
+    assert not any("\x1b" in line or "\u202e" in line for line in lines)
     starter = next(line for line in lines if "02-starter" in line)
     assert starter.split()[1:4] == ["2/7", "3", "4"]
 

@@ -6,6 +6,8 @@ and sanitize file), two at a time; every assert below reads the one fixture run.
 
 from __future__ import annotations
 
+import inspect
+import os
 import re
 import shutil
 import subprocess
@@ -17,6 +19,8 @@ import nbformat
 import pytest
 from lab_class import HANDIN, LABS, SOURCE, hand_in, kernel_env, saved_output, solved, submission
 from nbval.plugin import get_sanitize_patterns
+
+from course_agent import truncate
 
 REPO = LABS.parent
 KEY = "sk-handin-probe-0123456789"
@@ -74,6 +78,7 @@ IMPORTS = {
     2: "from course_agent import execute_call",
     3: "from course_agent import truncate_result",
 }
+PASTED = inspect.getsource(truncate.truncate_result)
 STUDENTS = {
     "starter": {},
     "saved-3-of-7": {"exercises": {3: "<3>"}, "edit": saved_output("3/7 passed")},
@@ -81,6 +86,8 @@ STUDENTS = {
     "deleted-selftest": {"edit": delete_cell("selftest")},
     "rebound-display": {"exercises": {1: "<1>" + FAKE_DISPLAY}},
     "package-imports": {"exercises": IMPORTS},
+    # Exercises 1 and 2 solved, 3 the package's truncate_result pasted in, as its file has it.
+    "pasted-package-code": {"exercises": {1: "<1>", 2: "<2>", 3: PASTED}},
     "solved": {"exercises": "solved"},
     # Stores a 2/7 it saved earlier, and checks that its kernel sees no key.
     "solved-saved-2-of-7": {
@@ -150,6 +157,12 @@ def test_implementations_imported_from_the_package_fail_and_say_so(handed_in: di
         assert f"exercise {number} imports {name} from course_agent" in run.stdout, shown(run)
 
 
+def test_a_copy_of_the_packages_code_fails_and_says_so(handed_in: dict) -> None:
+    run = handed_in["pasted-package-code"]
+    assert run.returncode == 1, shown(run)
+    assert "exercise 3 copies truncate_result from course_agent" in run.stdout, shown(run)
+
+
 @pytest.mark.parametrize("name", ["solved", "solved-saved-2-of-7"])
 def test_a_solved_lab_passes_whatever_its_file_stores(handed_in: dict, name: str) -> None:
     run = handed_in[name]
@@ -206,29 +219,89 @@ def test_the_classroom_workflow_runs_the_hand_in_command() -> None:
     assert commands == [HANDIN]
 
 
-def test_the_classroom_workflow_puts_the_grading_files_back_from_the_template(
-    tmp_path: Path,
-) -> None:
-    # The workflow's own shell step, run in a made-up student repository.
-    step = re.search(r"run: \|\n((?:\s{10}.+\n)+)", WORKFLOW.read_text())
-    assert step, "the workflow has no multi-line run step"
-    script = "\n".join(line.strip() for line in step[1].splitlines())
-    restored = re.findall(r"-- (.+)$", script, re.MULTILINE)[0].split()
-    assert all((REPO / path).exists() for path in restored), restored
+def workflow_step(name: str) -> str:
+    """The shell script of the workflow's step called `name`, as the runner's bash gets it."""
+    step = re.search(
+        rf"- name: {re.escape(name)}\n(?:\s+#.*\n)*\s+run: \|\n((?:\s{{10}}.+\n)+)",
+        WORKFLOW.read_text(),
+    )
+    assert step, f"the workflow has no step {name!r} with a multi-line run"
+    return "\n".join(line.strip() for line in step[1].splitlines())
 
-    def git(*args: str) -> None:
-        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
 
-    git("init", "-q")
-    for path in restored:
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text("as the instructor made it\n")
-    git("add", ".")
-    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "template")
-    (tmp_path / "labs" / "conftest.py").write_text("# the student's\n")
-    git("-c", "user.name=s", "-c", "user.email=s@s", "commit", "-qam", "student")
-    subprocess.run(["bash", "-e", "-c", script], cwd=tmp_path, check=True, capture_output=True)
-    assert (tmp_path / "labs" / "conftest.py").read_text() == "as the instructor made it\n"
+GRADED_ALONE = "Grade the notebook alone, in the template as the instructor made it"
+# What a student can add or edit beside the notebook; each made the starter pass the hand-in.
+STUDENT_FILES = {
+    "labs/conftest.py": "# the student's\n",
+    "labs/pytest.ini": "[pytest]\naddopts = --co\n",  # collect only: exit 0, nothing run
+    "conftest.py": "import os\n\nos._exit(0)\n",
+    "pytest.py": "import sys\n\nsys.exit(0)\n",  # `python -m pytest` finds this one first
+    "course_agent/lab/score.py": "# the student's\n",
+}
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+def template_repository(repo: Path) -> dict[str, str]:
+    """A template as an instructor makes it, committed once; its files and their text."""
+    files = {
+        "labs/conftest.py": "as the instructor made it\n",
+        "labs/nbval-sanitize.cfg": "as the instructor made it\n",
+        "labs/day03-lab.ipynb": "the starter\n",
+        "course_agent/lab/score.py": "as the instructor made it\n",
+        "pyproject.toml": "as the instructor made it\n",
+    }
+    git(repo, "init", "-q")
+    for path, text in files.items():
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "template")
+    return files
+
+
+def test_the_classroom_workflow_grades_the_notebook_alone_in_the_template(tmp_path: Path) -> None:
+    repo = tmp_path / "student"
+    repo.mkdir()
+    files = template_repository(repo)
+    for path, text in {**STUDENT_FILES, "labs/day03-lab.ipynb": "the student's work\n"}.items():
+        (repo / path).write_text(text)
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "student")
+    (repo / "labs" / "tox.ini").write_text("[pytest]\naddopts = --co\n")  # not even committed
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
+    script = workflow_step(GRADED_ALONE)
+    subprocess.run(["bash", "-e", "-c", script], cwd=repo, env=env, check=True, capture_output=True)
+    left = {
+        str(path.relative_to(repo)): path.read_text()
+        for path in repo.rglob("*")
+        if path.is_file() and ".git" not in path.relative_to(repo).parts
+    }
+    assert left == {**files, "labs/day03-lab.ipynb": "the student's work\n"}
+
+
+def test_the_classroom_workflow_refuses_a_notebook_that_is_a_link(tmp_path: Path) -> None:
+    repo = tmp_path / "student"
+    repo.mkdir()
+    template_repository(repo)
+    (repo / "labs" / "day03-lab.ipynb").unlink()
+    (repo / "labs" / "day03-lab.ipynb").symlink_to("../../solutions/day03-lab.ipynb")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "student")
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
+    script = workflow_step(GRADED_ALONE)
+    run = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 1
+    assert "labs/day03-lab.ipynb is a symbolic link" in run.stdout
 
 
 def test_nbval_compares_only_cells_with_a_count_and_refuses_outputs_without_one(

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lab_class import kernel_env
 
-from course_agent.lab.kernel import is_key_name, kernel_environment, run_notebook
+from course_agent.lab.kernel import OUTPUT_LIMIT, is_key_name, kernel_environment, run_notebook
 
 KEY = "sk-kernel-probe-0123456789"
 
@@ -101,3 +101,20 @@ def test_a_run_names_the_cell_that_hung_or_killed_its_kernel() -> None:
     killed = notebook("import os\n\nos._exit(1)")
     named = run_notebook(killed, timeout=10, describe=lambda index: f"the cell at {index}")
     assert named == "kernel died in the cell at 0"
+
+
+def test_a_run_keeps_a_bounded_amount_of_output_and_each_cells_reply() -> None:
+    # 12 MB printed in 1 MB lines: the run goes on, keeping at most OUTPUT_LIMIT characters, and
+    # the kernel's reply to every cell still comes (its outputs may not: see QUEUED_MESSAGES).
+    nb = notebook(
+        "print('before')",
+        "for _ in range(12):\n    print('x' * 1_000_000)",
+        "raise ValueError('the reply names it')",
+    )
+    replies: dict[int, dict] = {}
+    assert run_notebook(nb, timeout=60, on_reply=replies.__setitem__) == ""
+    assert nb.cells[0].outputs[0]["text"] == "before\n"
+    kept = sum(len(output.get("text", "")) for cell in nb.cells for output in cell.outputs)
+    assert kept <= OUTPUT_LIMIT
+    assert [replies[index]["content"]["status"] for index in range(3)] == ["ok", "ok", "error"]
+    assert replies[2]["content"]["evalue"] == "the reply names it"

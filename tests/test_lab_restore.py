@@ -144,3 +144,41 @@ def test_the_package_ships_the_lab_it_restores_from() -> None:
     selftest = cell(shipped, "selftest")
     assert is_locked(selftest) and selftest.outputs[0].data == {"text/plain": "7/7 passed"}
     assert not released_path("no-such-lab.ipynb").exists()
+
+
+def _raw_selftest(nb: Any) -> None:  # a locked cell made raw, its output kept as text
+    index = ids(nb).index("selftest")
+    nb.cells[index] = v4.new_raw_cell("7/7 passed", id="selftest")
+
+
+def _selftest_id_on_a_student_cell(nb: Any) -> None:  # before the real one, with a stored 7/7
+    fake = v4.new_code_cell("print('7/7 passed')", id="selftest", execution_count=2)
+    fake.outputs = [v4.new_output("stream", text="7/7 passed\n")]
+    nb.cells.insert(2, fake)
+
+
+def _selftest_renamed(nb: Any) -> None:  # so that restore would not know it
+    cell(nb, "selftest").id = "mine"
+
+
+def _claims_to_be_graded(nb: Any) -> None:  # a student's cell with nbgrader's grade metadata
+    claim = v4.new_code_cell("print('7/7 passed')", id="claim", metadata=GRADED, execution_count=9)
+    claim.outputs = [v4.new_output("stream", text="7/7 passed\n")]
+    nb.cells.append(claim)
+
+
+@pytest.mark.parametrize(
+    "disguise",
+    [_raw_selftest, _selftest_id_on_a_student_cell, _selftest_renamed, _claims_to_be_graded],
+)
+def test_a_disguised_cell_neither_replaces_a_locked_one_nor_keeps_an_output(disguise: Any) -> None:
+    restored = restore(student(disguise), reference())
+    locked = [c for c in reference().cells if is_locked(c)]
+    for released in locked:
+        copies = [c for c in restored.cells if c.id == released.id]
+        assert copies == [released], released.id  # once, as released, with the release's output
+    released_ids = {c.id for c in locked}
+    theirs = [c for c in restored.cells if c.cell_type == "code" and c.id not in released_ids]
+    assert theirs
+    assert all((c.outputs, c.execution_count) == ([], None) for c in theirs)
+    nbformat.validate(restored)

@@ -7,7 +7,9 @@ cells run in one dict whose `__name__` is `__main__`.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import json
+import re
 from typing import Any
 
 import nbformat
@@ -15,11 +17,12 @@ import pytest
 from extension_lab import namespace as extension_namespace
 from extension_lab import solution as extension_solution
 from extension_lab import solved as extension_solved
-from lab_class import RELEASE, solved
+from lab_class import RELEASE, solution, solved
 from wrong_implementations import RIGHT, WRONG
 
-from course_agent import ToolCallAccumulator
+from course_agent import ToolCallAccumulator, accumulator, registry, truncate
 from course_agent.lab.score import (
+    GradeReport,
     Score,
     check_origin,
     score_exercises,
@@ -125,6 +128,133 @@ CHEATS = {
 }
 
 
+# The package's answer hidden where a name lookup does not see it: in a box, an object, a thread.
+HIDDEN = {
+    "in a list": (
+        3,
+        "import course_agent\n\n_box = [course_agent.truncate_result]\n\n"
+        "def truncate_result(result):\n    return _box[0](result)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "in a dict": (
+        2,
+        "import course_agent\n\n_impl = {'run': course_agent.execute_call}\n\n"
+        "def execute_call(tools, call, ctx):\n    return _impl['run'](tools, call, ctx)",
+        "exercise 2 calls execute_call from course_agent",
+    ),
+    "in a partial": (
+        3,
+        "import functools, course_agent\n\n_cut = functools.partial(course_agent.truncate_result)"
+        "\n\ndef truncate_result(result):\n    return _cut(result)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "in a namespace": (
+        3,
+        "import types, course_agent\n\n"
+        "_ns = types.SimpleNamespace(cut=course_agent.truncate_result)\n\n"
+        "def truncate_result(result):\n    return _ns.cut(result)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "in an object of the notebook": (
+        3,
+        "import course_agent\n\nclass _Box:\n    pass\n\n_box = _Box()\n"
+        "_box.cut = course_agent.truncate_result\n\n"
+        "def truncate_result(result):\n    return _box.cut(result)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "in a default list": (
+        3,
+        "import course_agent\n\ndef truncate_result(result, _f=[course_agent.truncate_result]):\n"
+        "    return _f[0](result)",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+    "in a class attribute": (
+        1,
+        "import course_agent\n\nclass ToolCallAccumulator:\n"
+        "    _inner = course_agent.ToolCallAccumulator\n\n"
+        "    def __init__(self):\n        self._a = self._inner()\n\n"
+        "    def push(self, delta):\n        self._a.push(delta)\n\n"
+        "    def drain(self):\n        return self._a.drain()",
+        "exercise 1 calls ToolCallAccumulator from course_agent",
+    ),
+    "a callable object": (
+        2,
+        "import course_agent\n\nclass _Run:\n    def __call__(self, tools, call, ctx):\n"
+        "        return course_agent.execute_call(tools, call, ctx)\n\nexecute_call = _Run()",
+        "exercise 2 calls execute_call from course_agent",
+    ),
+    # A thread the profiler of the self-test's watch does not see; the box hides it from names.
+    "run in a thread": (
+        3,
+        "import concurrent.futures, course_agent\n\n_box = [course_agent.truncate_result]\n"
+        "_pool = concurrent.futures.ThreadPoolExecutor(1)\n_pool.submit(int).result()\n\n"
+        "def truncate_result(result):\n    return _pool.submit(_box[0], result).result()",
+        "exercise 3 calls truncate_result from course_agent",
+    ),
+}
+# The package's code, copied into the notebook: pasted, exec'd, or rebuilt from its __code__.
+PACKAGE_SOURCE = {
+    name: inspect.getsource(function)
+    for name, function in [
+        ("truncate_result", truncate.truncate_result),
+        ("execute_call", registry.execute_call),
+        ("ToolCallAccumulator", accumulator.ToolCallAccumulator),
+    ]
+}
+COPIED = {
+    "pasted truncation": (
+        3,
+        PACKAGE_SOURCE["truncate_result"],
+        "exercise 3 copies truncate_result from course_agent",
+    ),
+    "pasted executor, variables renamed, docstring gone": (
+        2,
+        "from course_agent.registry import MAX_ARGUMENTS_CHARS, _explain_validation\n\n"
+        + re.sub(r'\n    """.*?"""', "", PACKAGE_SOURCE["execute_call"], flags=re.S)
+        .replace("parsed", "data")
+        .replace("raw", "text"),
+        "exercise 2 copies execute_call from course_agent",
+    ),
+    "pasted accumulator": (
+        1,
+        "from course_agent.accumulator import PartialCall\n\n"
+        + PACKAGE_SOURCE["ToolCallAccumulator"],
+        "exercise 1 copies ToolCallAccumulator.",
+    ),
+    "exec of inspect.getsource": (
+        3,
+        "import inspect, course_agent\n\nexec(inspect.getsource(course_agent.truncate_result))",
+        "exercise 3 copies truncate_result from course_agent",
+    ),
+    "rebuilt from __code__": (
+        3,
+        "import types, course_agent\n\ntruncate_result = types.FunctionType(\n"
+        "    course_agent.truncate_result.__code__, globals(), 'truncate_result'\n)",
+        "exercise 3 copies truncate_result from course_agent",
+    ),
+}
+
+
+@pytest.mark.parametrize("cheat", [*HIDDEN, *COPIED])
+def test_an_answer_hidden_in_a_value_or_copied_is_refused(cheat: str) -> None:
+    number, source, refusal = {**HIDDEN, **COPIED}[cheat]
+    score = score_namespace(notebook({**solved(), number: source}))
+    assert score.passed < 7
+    assert len(score.refused) == 1 and score.refused[0].startswith(refusal), score.refused
+
+
+def test_an_exercise_reaching_too_much_to_follow_is_refused() -> None:
+    # A solved truncation that also consults a table of 200,000 numbers.
+    uses_table = "    text = result.content if _TABLE else ''"
+    source = "_TABLE = list(range(200_000))\n" + solution(3).replace(
+        "    text = result.content", uses_table
+    )
+    assert uses_table in source
+    assert score_namespace(notebook({**solved(), 3: source})).refused == (
+        "exercise 3 reaches over 100,000 objects, more than the grader follows",
+    )
+
+
 @pytest.mark.parametrize("cheat", CHEATS)
 def test_an_exercise_that_borrows_the_packages_answer_is_refused(cheat: str) -> None:
     number, source, refusal = CHEATS[cheat]
@@ -204,13 +334,29 @@ def test_the_json_carries_every_field_of_a_check() -> None:
     }
 
 
-def test_print_score_scores_the_namespace_it_is_called_from(capsys: pytest.CaptureFixture) -> None:
+def test_raise_score_raises_the_score_of_the_namespace_it_is_called_from() -> None:
     namespace = notebook(solved())
-    capsys.readouterr()  # what the lab's cells printed
-    exec("from course_agent.lab.score import print_score\nprint_score('n0nce')", namespace)
-    nonce, _, text = capsys.readouterr().out.partition(" ")
-    report = json.loads(text)
-    assert nonce == "n0nce" and [check["ok"] for check in report["checks"]] == [True] * 7
+    with pytest.raises(GradeReport) as raised:
+        exec("from course_agent.lab.score import raise_score\nraise_score()", namespace)
+    report = json.loads(str(raised.value))
+    assert [check["ok"] for check in report["checks"]] == [True] * 7
+    assert report["refused"] == []
+
+
+def test_nothing_the_scoring_raises_gets_out_of_raise_score_but_its_report() -> None:
+    # An exercise that ends the scoring with an exception named like the report, carrying a 7/7.
+    forged = '{"checks": [], "refused": []}'
+    namespace = notebook(
+        {
+            **solved(),
+            3: "class GradeReport(BaseException):\n    pass\n\n"
+            f"def truncate_result(result):\n    raise GradeReport({forged!r})",
+        }
+    )
+    with pytest.raises(GradeReport) as raised:
+        exec("from course_agent.lab.score import raise_score\nraise_score()", namespace)
+    assert type(raised.value) is GradeReport  # the package's, not the notebook's
+    assert json.loads(str(raised.value)) == {"stopped": f"GradeReport: {forged}"}
 
 
 @pytest.mark.parametrize("name", WRONG)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import nbformat
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 from lab_class import RELEASE, solved
+
+from course_agent.lab.labs import LABS
 
 CELL = """\
 from course_agent.notebook.selftest_view import show_selftest
@@ -41,3 +45,28 @@ def test_an_unsolved_lab_shows_what_failed_in_the_same_output(shell: Interactive
 def test_rebinding_the_selftest_in_a_cell_changes_nothing(shell: InteractiveShell) -> None:
     rebound = "\n\nrun_selftest = show_selftest = lambda *a, **k: None"
     assert run_lab(shell, {1: solved()[1] + rebound}) == [run_lab(shell, {1: solved()[1]})[0]]
+
+
+def test_the_points_cells_grade_the_report_shown_whatever_report_is_bound_to(
+    shell: InteractiveShell,
+) -> None:
+    # nbgrader keeps a cell the student adds between the self-test and the points cells.
+    cells = {cell.get("id"): cell.source for cell in nbformat.read(RELEASE, as_version=4).cells}
+    assert run_lab(shell, {})[0].startswith("2/7 passed")
+    rebound = "from types import SimpleNamespace as N\n\n"
+    rebound += "report = N(checks=[N(ok=True, line='') for _ in range(7)], passed=7)"
+    assert shell.run_cell(rebound).success
+    points = [shell.run_cell(cells[f"points-{n}"]).success for n in range(1, 8)]
+    assert points == [True, True, False, False, False, False, False]
+
+
+def test_every_labs_points_cells_read_the_shown_report() -> None:
+    for lab in LABS.values():
+        graded = [
+            cell.source
+            for cell in nbformat.read(lab.released, as_version=4).cells
+            if cell.get("metadata", {}).get("nbgrader", {}).get("grade")
+        ]
+        assert graded, lab.name
+        for source in graded:
+            assert "shown_report()" in source and not re.search(r"(?<!_)\breport\.", source), source

@@ -2,9 +2,10 @@
 
 Each submission gets the release's locked cells back (`restore`), runs in its own kernel without
 keys, and is then scored by one more cell the grader appends: it imports the package's scoring
-afresh and prints the report after a nonce drawn for that run, and only that line is read.
-Nothing the notebook stored or displayed counts. A hung cell, a dead kernel or a file that is not
-a notebook becomes a row saying so, and the grader's own keys are cut from every row. Each
+afresh and ends by raising the report, which comes back in the kernel's reply to that cell, and
+only there is it read. Nothing the notebook stored, displayed or printed counts. A hung cell, a
+dead kernel or a file that is not a notebook becomes a row saying so, and the grader's own keys
+are cut from every row. Each
 notebook is graded as the lab its cells belong to (labs.py), or as the one `--lab` names. While it
 runs, progress.py shows how it goes; report.py, report_html.py and feedback.py turn the rows into
 a class report and a file per student. Deliberately not handled: sandboxing (see kernel.py).
@@ -28,6 +29,7 @@ from typing import Any, TextIO
 
 from ..environment import read_environment
 from ..redaction import redact
+from ..render.terminal import printable
 from .kernel import SHORTEST_KEY, is_key_name, run_notebook
 from .labs import LABS, Lab, detect_lab, find_lab
 from .restore import restore
@@ -39,6 +41,7 @@ __all__ = [
     "grade_one",
     "grader_keys",
     "main_grade",
+    "one_line",
     "print_table",
     "row_from_report",
     "run_scored",
@@ -48,26 +51,28 @@ __all__ = [
 # Appended after the notebook's last cell; only names it imports itself, so none the notebook bound.
 SCORE_CELL = """\
 # course-agent grade: the package scores the names this notebook defines (not the lab's cell).
-from course_agent.lab.score import print_score
+from course_agent.lab.score import raise_score
 
-print_score({nonce!r}, {lab!r})"""
-
-
-def _report(cell: Any, nonce: str) -> dict[str, Any] | None:
-    """The report the score cell printed after `nonce`, or None; nothing else is believed."""
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "stream" and output.get("name") == "stdout":
-            for line in output.get("text", "").splitlines():
-                if line.startswith(f"{nonce} "):
-                    return json.loads(line[len(nonce) + 1 :])
-    return None
+raise_score({lab!r})"""
+REPORT = "GradeReport"  # the exception raise_score ends the cell with
+LARGEST_NOTEBOOK = 20_000_000  # bytes: the labs with every output are under 100 KB
 
 
-def _error(cell: Any) -> str:
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            return f": {output.get('ename')}: {output.get('evalue')}"[:160]
-    return ""
+def _report(reply: Any) -> tuple[str, dict[str, Any] | None]:
+    """("", the report) from the kernel's reply to the score cell, or (why there is none, None).
+
+    Only the reply counts: the notebook's code can print anything into the cell's outputs, even
+    a line imitating the grader's, but not change which exception ended the cell, or its text.
+    """
+    content = reply.get("content", {}) if isinstance(reply, dict) else {}
+    ename, evalue = content.get("ename", ""), content.get("evalue", "")
+    if content.get("status") != "error" or ename != REPORT:
+        said = f": {ename}: {evalue}"[:160] if ename else ""
+        return f"the grader's self-test gave no report{said}", None
+    report = json.loads(evalue)
+    if "stopped" in report:
+        return f"the grader's self-test was stopped by the notebook: {report['stopped']}", None
+    return "", report
 
 
 def run_scored(
@@ -79,24 +84,21 @@ def run_scored(
     """
     import nbformat
 
-    nonce = secrets.token_hex(16)
-    source = SCORE_CELL.format(nonce=nonce, lab=find_lab(lab).name)
-    nb.cells.append(nbformat.v4.new_code_cell(source, id=f"grader-{nonce[:8]}"))
+    source = SCORE_CELL.format(lab=find_lab(lab).name)
+    nb.cells.append(nbformat.v4.new_code_cell(source, id=f"grader-{secrets.token_hex(4)}"))
     last = len(nb.cells) - 1
+    replies: dict[int, Any] = {}
 
     def describe(index: int) -> str:
         return "the grader's self-test" if index == last else f"cell {index + 1}"
 
     try:
-        problem = run_notebook(nb, timeout, cwd, describe)
+        problem = run_notebook(nb, timeout, cwd, describe, on_reply=replies.__setitem__)
     finally:
-        scorer = nb.cells.pop()
+        nb.cells.pop()
     if problem:
         return problem, None
-    report = _report(scorer, nonce)
-    if report is None:
-        return f"the grader's self-test gave no report{_error(scorer)}", None
-    return "", report
+    return _report(replies.get(last))
 
 
 @dataclass(frozen=True)
@@ -167,7 +169,11 @@ def grade_one(
     def row(note: str, report: dict[str, Any] | None = None) -> GradeRow:
         return row_from_report(str(path), report, time.perf_counter() - started, note, hidden)
 
+    if path.is_symlink():  # a link to the solution, say, in the instructor's course folder
+        return row("a symbolic link, not a notebook: hand in the notebook itself")
     try:
+        if (size := path.stat().st_size) > LARGEST_NOTEBOOK:
+            return row(f"too large: {size:,} bytes, at most {LARGEST_NOTEBOOK:,} are read")
         nb = nbformat.read(path, as_version=4)
     except Exception as exc:  # broken JSON, not UTF-8, not a notebook at all
         # nbformat's NotJSONError quotes the file; the JSON error behind it says where it broke.
@@ -221,9 +227,17 @@ def grade(
     return [rows[index] for index in range(len(paths))]
 
 
+def one_line(text: str) -> str:
+    """`text` on one terminal line: controls escaped as the terminal module does (ESC as `\\x1b`,
+    a right-to-left override as `\\u202e`), newline and tab too: a file name or an error cannot
+    draw a row of its own."""
+    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _columns(row: GradeRow) -> list[str]:
     failed = " ".join(map(str, row.failed)) or ("-" if row.passed is not None else "?")
-    return [row.submission, row.score, failed, f"{row.seconds:.1f}", row.note]
+    seconds = f"{row.seconds:.1f}"
+    return [one_line(row.submission), row.score, failed, seconds, one_line(row.note)]
 
 
 def print_table(rows: Iterable[GradeRow], out: TextIO) -> None:

@@ -2,8 +2,9 @@
 
 Every kernel the package starts for a lab (grading, `lab execute`, the nbval hand-in) gets its
 environment from `kernel_environment`, the one place that decides what a key looks like.
+A run is bounded by the per-cell timeout and by how much of the kernel's output it holds.
 Deliberately not handled: sandboxing (a kernel is a process, not a jail: it can read any file its
-user can) and limits other than the per-cell timeout.
+user can, and use any memory of its own).
 """
 
 from __future__ import annotations
@@ -20,11 +21,20 @@ from typing import Any
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
 
-__all__ = ["is_key_name", "kernel_environment", "run_notebook"]
+__all__ = ["OUTPUT_LIMIT", "is_key_name", "kernel_environment", "run_notebook"]
 
 # OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
 KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 SHORTEST_KEY = 8  # a removed value this long is also looked for inside the values that stay
+# Characters of output a run keeps, all cells together; later outputs are dropped. A lab prints a
+# few thousand; a loop printing forever must not fill the grader's memory (1.9 GB in 10 s).
+OUTPUT_LIMIT = 10_000_000
+# What may wait unread from one kernel. A kernel printing faster than we read queued 1000 messages,
+# each what it printed in a fifth of a second (the grader reached 651 MB in 10 s); past 100 the
+# kernel's side drops them, and one over 20 MB cuts its output connection for the rest of the run
+# (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
+QUEUED_MESSAGES = 100
+LARGEST_MESSAGE = 20_000_000  # bytes
 
 
 def is_key_name(name: str) -> bool:
@@ -55,9 +65,11 @@ def _current_env_kernels() -> type:
     Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
     """
     import ipykernel.kernelspec
+    import zmq.asyncio
+    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import default
+    from traitlets import Type, default
 
     class CurrentEnvSpecs(KernelSpecManager):
         def get_kernel_spec(self, kernel_name: str) -> Any:
@@ -66,7 +78,23 @@ def _current_env_kernels() -> type:
                 **ipykernel.kernelspec.get_kernel_dict(),
             )
 
+    class BoundedSockets(zmq.asyncio.Context):
+        # Set before each socket connects, where it takes effect.
+        def socket(self, *args: Any, **kwargs: Any) -> Any:
+            sock = super().socket(*args, **kwargs)
+            sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
+            sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
+            return sock
+
+    class BoundedClient(AsyncKernelClient):
+        @default("context")
+        def _context_default(self) -> zmq.asyncio.Context:
+            self._created_context = True  # so that the client destroys it when done
+            return BoundedSockets()
+
     class CurrentEnvKernelManager(AsyncKernelManager):
+        client_factory = Type(BoundedClient)
+
         @default("kernel_spec_manager")
         def _default_kernel_spec_manager(self) -> KernelSpecManager:
             return CurrentEnvSpecs()
@@ -74,9 +102,33 @@ def _current_env_kernels() -> type:
     return CurrentEnvKernelManager
 
 
+@functools.cache
+def _capped_client() -> type:
+    """nbclient's client, keeping outputs until OUTPUT_LIMIT characters, then dropping the rest."""
+    from nbclient import NotebookClient
+
+    class CappedClient(NotebookClient):
+        kept = 0  # characters of output so far, this run
+
+        def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
+            content = msg.get("content", {})
+            data = content.get("data", {}).values() if isinstance(content, dict) else []
+            self.kept += len(content.get("text", "")) + sum(len(value) for value in data)
+            if self.kept > OUTPUT_LIMIT:
+                return None
+            return super().output(outs, msg, display_id, cell_index)
+
+    return CappedClient
+
+
 def _cell(index: int) -> str:
     """A cell counted from 1, as people count cells in a notebook."""
     return f"cell {index + 1}"
+
+
+def _replies_to(on_reply: Callable[[int, Any], None]) -> Callable[..., None]:
+    """nbclient's hook after a cell (cell, cell_index, execute_reply) as on_reply(index, reply)."""
+    return lambda cell, cell_index, execute_reply: on_reply(cell_index, execute_reply)
 
 
 def run_notebook(
@@ -84,22 +136,24 @@ def run_notebook(
     timeout: float,
     cwd: Path | None = None,
     describe: Callable[[int], str] = _cell,
+    on_reply: Callable[[int, Any], None] | None = None,
 ) -> str:
     """Execute `nb` in place in a fresh kernel; "" or what stopped the run.
 
     The kernel starts in `cwd`, or in a new empty folder (then nothing beside the notebook, a
     `.env` say, is at hand). An exception inside a cell does not stop the run (its output is
-    stored, as in JupyterLab); a cell running over `timeout` seconds, or a dying kernel, does,
-    and `describe(index)` names that cell in the message.
+    stored, as in JupyterLab, up to OUTPUT_LIMIT characters in all); a cell running over
+    `timeout` seconds, or a dying kernel, does, and `describe(index)` names that cell in the
+    message. `on_reply(index, reply)` gets the kernel's reply to each cell that ran (its status;
+    for an error, its name and text).
     """
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     started: list[int] = []  # cell indexes in the order they started: the last one is running
     # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
     # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
     with tempfile.TemporaryDirectory(prefix="course-agent-run-", ignore_cleanup_errors=True) as tmp:
-        client = NotebookClient(
+        client = _capped_client()(
             nb,
             kernel_manager_class=_current_env_kernels(),
             kernel_name="current-env",
@@ -108,6 +162,7 @@ def run_notebook(
             record_timing=False,
             resources={"metadata": {"path": str(cwd or tmp)}},
             on_cell_start=lambda cell, cell_index: started.append(cell_index),
+            on_cell_executed=None if on_reply is None else _replies_to(on_reply),
         )
         env = {**kernel_environment(), "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp}
         try:

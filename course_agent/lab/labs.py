@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import paths
 from ..accumulator import ToolCallAccumulator
-from ..registry import ToolRegistry, default_registry, execute_call
+from ..registry import ToolRegistry, _explain_validation, default_registry, execute_call
 from ..selftest import SelftestReport, run_selftest
 from ..selftest_extensions import run_extensions_selftest
 from ..selftest_turns import repaired
@@ -61,6 +61,7 @@ REGISTRY: Answers = (
     (ToolRegistry, "ToolRegistry"),
     (default_registry, "default_registry"),
     (execute_call, "execute_call"),
+    (_explain_validation, "the registry's _explain_validation"),  # exercise 2's messages
 )
 DAY03 = ((ToolCallAccumulator, "ToolCallAccumulator"), (truncate_result, "truncate_result"))
 # The extension lab: what judges a path, and the tools that page and cut their results.

@@ -12,7 +12,7 @@ import time
 from types import TracebackType
 from typing import Any, Protocol, TextIO
 
-from ..render.terminal import printable
+from .grade import one_line
 
 # tqdm belongs to the `lab` extra, as nbclient does: imported where a run starts, so the CLI
 # starts without it.
@@ -90,7 +90,7 @@ class GradeProgress:
             return
         elapsed = time.monotonic() - self.started
         times = self._meter(self.done, self.total, elapsed, bar_format=TIMES)
-        name = printable(row.submission)  # a file name may hold escape codes
+        name = one_line(row.submission)  # a file name may hold escape codes, even a newline
         line = f"graded {self.done}/{self.total} {name}: {row.score} | {self._failures()} | {times}"
         print(line, file=self.out, flush=True)
 

@@ -1,8 +1,9 @@
 """Score a lab's exercises: refuse the ones the notebook did not write, self-test the rest.
 
 An exercise must be defined in the notebook itself (`__module__ == "__main__"`, methods too) and
-must not reach the package's own implementation: imported, subclassed, or called through a global,
-a module attribute, a closure or a default. A refused exercise is replaced by one that raises the
+must not reach the package's own implementation: imported, subclassed, called through a global,
+a module attribute, a closure, a default or a value holding it (a list, a partial, an object), or
+copied (copies.py). A refused exercise is replaced by one that raises the
 refusal, so the lab's self-test (labs.py) fails the checks that use it, saying why. The notebook's
 self-test cell and `course-agent grade` both score this way. Deliberately not handled: code that
 monkeypatches the package or installs kernel hooks, or reaches it through importlib or getattr
@@ -12,8 +13,11 @@ with a string (the line nbgrader draws too).
 from __future__ import annotations
 
 import builtins
+import collections
 import dataclasses
 import dis
+import functools
+import gc
 import json
 import sys
 import types
@@ -23,13 +27,15 @@ from typing import Any
 
 from ..registry import ToolRegistry
 from ..selftest import SelftestReport
+from .copies import copied_answer
 from .labs import LABS, Lab, find_lab
 
 __all__ = [
     "EXERCISES",
+    "GradeReport",
     "Score",
     "check_origin",
-    "print_score",
+    "raise_score",
     "score_exercises",
     "score_lab",
     "score_namespace",
@@ -45,6 +51,24 @@ Answers = tuple[tuple[object, str], ...]
 
 # Attribute chains are followed through these only: getattr on them runs none of a student's code.
 FOLLOWED = (types.ModuleType, ToolRegistry)
+# Values followed from one exercise, at most: far above any lab's (a few hundred), and a bound on
+# the time a notebook can make the check take.
+MOST_FOLLOWED = 100_000
+# What a value can hide a function in; gc.get_referents lists what one holds without running it.
+HOLDERS = (
+    list,
+    tuple,
+    set,
+    frozenset,
+    dict,
+    collections.deque,
+    types.SimpleNamespace,
+    functools.partial,
+    staticmethod,
+    classmethod,
+    property,
+    types.MethodType,
+)
 
 
 class RefusedExercise(Exception):
@@ -147,20 +171,48 @@ def _filled(cell: types.CellType) -> bool:
     return True
 
 
+def _held(value: object) -> list[object]:
+    """What a value the code reached holds, where a package answer could hide from a name lookup.
+
+    Boxes (list, tuple, set, dict, deque, SimpleNamespace), partials, static and bound methods,
+    properties, and the notebook's own classes and objects, read with gc.get_referents so that
+    none of their code runs. Modules and functions are followed by name (`_reached`); the
+    package's objects (a registry is judged by its name) and other libraries' hold nothing here.
+    """
+    if isinstance(value, types.FunctionType | types.ModuleType):
+        return []
+    kind = value if isinstance(value, type) else type(value)
+    if kind.__module__ == NOTEBOOK or isinstance(value, HOLDERS):
+        return gc.get_referents(value)
+    return []
+
+
 def _borrowed(obj: object, answers: Answers) -> str | None:
-    """The one of `answers` that `obj`'s code reaches, following the notebook's own helpers."""
+    """How `obj` borrows one of `answers` ("calls X from course_agent"), or None.
+
+    Follows what its code reaches by name, the notebook's own helpers, and what the values it
+    reaches hold; a function of the notebook's with an answer's compiled code is a copy.
+    """
+    code_of = tuple(answer for answer, _ in answers)
     seen: set[int] = set()
-    todo = list(_functions(obj))
+    todo: list[object] = [obj]
     while todo:
-        function = todo.pop()
-        if id(function) in seen:
+        value = todo.pop()
+        if id(value) in seen:
             continue
-        seen.add(id(function))
-        for reached in _reached(function):
-            if (name := _answer_name(reached, answers)) is not None:
-                return name
-            if getattr(reached, "__module__", None) == NOTEBOOK:  # a helper: look inside it too
-                todo.extend(_functions(reached))
+        seen.add(id(value))
+        if len(seen) > MOST_FOLLOWED:
+            return f"reaches over {MOST_FOLLOWED:,} objects, more than the grader follows"
+        if (name := _answer_name(value, answers)) is not None:
+            return f"calls {name} from {PACKAGE}"
+        if isinstance(value, types.FunctionType):
+            if getattr(value, "__module__", None) != NOTEBOOK:
+                continue  # another library's function: not the notebook's work, not an answer
+            if (name := copied_answer(value, code_of)) is not None:
+                return f"copies {name} from {PACKAGE}"
+            todo.extend(_reached(value))
+        else:
+            todo.extend(_held(value))
     return None
 
 
@@ -189,8 +241,8 @@ def check_origin(
             if function.__module__ != NOTEBOOK:
                 origin = _top(function.__module__)
                 return f"{where}: {name}.{function.__name__} comes from {origin}"
-    if (answer := _borrowed(obj, answers)) is not None:
-        return f"{where} calls {answer} from {PACKAGE}"
+    if (borrowed := _borrowed(obj, answers)) is not None:
+        return f"{where} {borrowed}"
     return None
 
 
@@ -226,8 +278,30 @@ def score_namespace(namespace: Mapping[str, object], lab: str = MAIN.name) -> Sc
     return score_lab(lab, namespace)
 
 
-def print_score(nonce: str, lab: str = MAIN.name) -> None:
-    """Print `NONCE {json}`: the score of the namespace this is called from (the grader's cell)."""
+class GradeReport(Exception):
+    """Raised by the grader's cell: its text, the report as JSON, travels in the kernel's reply."""
+
+
+def _stopped(exc: BaseException) -> str:
+    try:
+        said = " ".join(str(exc).split())[:100]
+    except Exception:  # a student's exception whose __str__ raises
+        said = ""
+    return f"{type(exc).__name__}: {said}".rstrip(": ")
+
+
+def raise_score(lab: str = MAIN.name) -> None:
+    """Raise GradeReport(json): the score of the namespace this is called from (the grader's cell).
+
+    The kernel's reply to the grader's request names the exception that ended the cell and gives
+    its text; unlike the cell's outputs, the notebook's code cannot write it, so a report it
+    prints, imitating the grader's, is never read. Whatever the scoring raises past the self-test
+    (SystemExit, KeyboardInterrupt, an exception named like this one) is reported as having
+    stopped it: {"stopped": "SystemExit: ..."}.
+    """
     namespace = sys._getframe(1).f_globals  # the kernel's user namespace, not ours
-    sys.stdout.write(f"{nonce} {score_namespace(namespace, lab).to_json()}\n")
-    sys.stdout.flush()
+    try:
+        text = score_namespace(namespace, lab).to_json()
+    except BaseException as exc:  # the student's code ran inside: nothing it raises gets out
+        text = json.dumps({"stopped": _stopped(exc)})
+    raise GradeReport(text)
