@@ -17,6 +17,7 @@ from typing import Any
 import nbformat
 import pytest
 from lab_class import RELEASE, SOURCE, kernel_env, solution, solved, submission
+from test_selftest import REPLAY
 
 from course_agent.lab.grade import (
     LARGEST_NOTEBOOK,
@@ -158,6 +159,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
             "exercises": answers,
             "extra": ["import io, sys\n\nsys.stdout = io.StringIO()"],
         },
+        "22-replayed-answers": {"exercises": {**answers, 3: REPLAY}},
     }
     students |= {name: {"exercises": {3: source}} for name, source in FORGED.items()}
     for name, edits in students.items():
@@ -215,6 +217,15 @@ def test_the_details_say_why_each_check_failed(graded: dict[str, Any]) -> None:
     details = graded["rows"]["03-truncation-only"]["details"].split(" | ")
     assert len(details) == 4
     assert details[0].startswith("fragment merging: ")
+
+
+def test_answers_recorded_at_the_default_seed_meet_the_graders_own_seed(
+    graded: dict[str, Any],
+) -> None:
+    # The replay scores 7/7 in the lab's own cell (tests/test_selftest.py pins that limit); the
+    # grader draws its own seed, so the recorded answers miss its truncation cases.
+    row = graded["rows"]["22-replayed-answers"]
+    assert int(row["passed"]) < 7 and "5" in row["failed"].split(), row
 
 
 @pytest.mark.parametrize(
@@ -290,8 +301,8 @@ def test_the_kernels_get_no_key_and_start_away_from_the_submissions(
 def test_the_run_goes_on_to_the_end_and_prints_the_table(graded: dict[str, Any]) -> None:
     lines = graded["table"].splitlines()
     assert lines[0].split() == ["submission", "score", "failed", "seconds", "note"]
-    assert len(lines) == 1 + 21 + 2  # header, the class, then the total and where the CSV went
-    assert "21 submissions graded in" in lines[-2]
+    assert len(lines) == 1 + 22 + 2  # header, the class, then the total and where the CSV went
+    assert "22 submissions graded in" in lines[-2]
     # The file name that holds a newline, an ANSI escape and a right-to-left mark draws no row.
     evil = next(line for line in lines if line.startswith(str(graded["folder"] / "20-link")))
     assert "\\n01-solved.ipynb  7\u22157    -  \\x1b[2K\\u202e.ipynb" in evil

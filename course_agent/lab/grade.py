@@ -53,7 +53,7 @@ SCORE_CELL = """\
 # course-agent grade: the package scores the names this notebook defines (not the lab's cell).
 from course_agent.lab.score import raise_score
 
-raise_score({lab!r})"""
+raise_score({lab!r}, seed={seed})"""
 REPORT = "GradeReport"  # the exception raise_score ends the cell with
 LARGEST_NOTEBOOK = 20_000_000  # bytes: the labs with every output are under 100 KB
 
@@ -84,7 +84,10 @@ def run_scored(
     """
     import nbformat
 
-    source = SCORE_CELL.format(lab=find_lab(lab).name)
+    # A seed of the grader's own: answers a notebook recorded by running the self-test at its
+    # default seed meet cases it never saw.
+    seed = secrets.randbelow(2**31)
+    source = SCORE_CELL.format(lab=find_lab(lab).name, seed=seed)
     nb.cells.append(nbformat.v4.new_code_cell(source, id=f"grader-{secrets.token_hex(4)}"))
     last = len(nb.cells) - 1
     replies: dict[int, Any] = {}

@@ -253,8 +253,9 @@ def _refusing(problem: str) -> Callable[..., Any]:
     return refused
 
 
-def score_lab(lab: Lab | str, objects: Mapping[str, object]) -> Score:
-    """`lab`'s self-test on the exercises `objects` binds by name (a missing one is refused)."""
+def score_lab(lab: Lab | str, objects: Mapping[str, object], seed: int | None = None) -> Score:
+    """`lab`'s self-test on the exercises `objects` binds by name (a missing one is refused), its
+    cases drawn from `seed` (None: the self-test's default, the one the lab's own cell uses)."""
     lab = find_lab(lab) if isinstance(lab, str) else lab
     plugged: dict[str, Any] = {}
     refused: list[str] = []
@@ -264,6 +265,8 @@ def score_lab(lab: Lab | str, objects: Mapping[str, object]) -> Score:
         if problem is not None:
             refused.append(problem)
         plugged[exercise.parameter] = obj if problem is None else _refusing(problem)
+    if seed is not None:
+        plugged["seed"] = seed
     return Score(lab.selftest(**plugged), tuple(refused))
 
 
@@ -273,9 +276,11 @@ def score_exercises(accumulator: object, run_call: object, truncate: object) -> 
     return score_lab(MAIN, dict(zip(names, (accumulator, run_call, truncate), strict=True)))
 
 
-def score_namespace(namespace: Mapping[str, object], lab: str = MAIN.name) -> Score:
+def score_namespace(
+    namespace: Mapping[str, object], lab: str = MAIN.name, seed: int | None = None
+) -> Score:
     """`score_lab` on the names a notebook's namespace binds."""
-    return score_lab(lab, namespace)
+    return score_lab(lab, namespace, seed)
 
 
 class GradeReport(Exception):
@@ -290,8 +295,9 @@ def _stopped(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {said}".rstrip(": ")
 
 
-def raise_score(lab: str = MAIN.name) -> None:
-    """Raise GradeReport(json): the score of the namespace this is called from (the grader's cell).
+def raise_score(lab: str = MAIN.name, seed: int | None = None) -> None:
+    """Raise GradeReport(json): the score of the namespace this is called from (the grader's cell),
+    on cases drawn from the grader's `seed`.
 
     The kernel's reply to the grader's request names the exception that ended the cell and gives
     its text; unlike the cell's outputs, the notebook's code cannot write it, so a report it
@@ -301,7 +307,7 @@ def raise_score(lab: str = MAIN.name) -> None:
     """
     namespace = sys._getframe(1).f_globals  # the kernel's user namespace, not ours
     try:
-        text = score_namespace(namespace, lab).to_json()
+        text = score_namespace(namespace, lab, seed).to_json()
     except BaseException as exc:  # the student's code ran inside: nothing it raises gets out
         text = json.dumps({"stopped": _stopped(exc)})
     raise GradeReport(text)
