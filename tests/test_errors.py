@@ -74,3 +74,19 @@ def test_every_cap_and_timeout_line_names_its_figure_and_setting() -> None:
     assert "COURSE_AGENT_TIMEOUT" in errors.silence(GATEWAY, 60)
     assert "600 s" in errors.too_slow(GATEWAY, 600)
     assert "COURSE_AGENT_REQUEST_TIMEOUT" in errors.too_slow(GATEWAY, 600)
+
+
+def nested(depth: int) -> list[object]:
+    """[[[...]]] `depth` levels deep, built without recursion."""
+    value: list[object] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_value_too_deep_to_write_back_is_summarised_without_it() -> None:
+    # json.loads can read a value at the edge of the stack that json.dumps, called from a few
+    # frames deeper, cannot write: the summary says so instead of raising RecursionError.
+    payload = {"error": {"code": None, "message": None, "detail": None, "x": nested(100_000)}}
+    assert "nested too deeply" in errors.error_summary(payload)
+    assert "nested too deeply" in errors.error_summary(nested(100_000))

@@ -440,3 +440,31 @@ def test_a_key_cut_at_the_error_body_cap_leaves_no_prefix(gateway: Gateway, tmp_
     recording = tmp_path / "error.jsonl"
     failure(model_for(gateway, key=LONG_KEY, max_retries=0, record=recording))
     assert LONG_KEY[:10] not in recording.read_text()
+
+
+# -- what json.loads raises besides JSONDecodeError -----------------------------------------------
+
+DEEP = "[" * 100_000  # RecursionError, not JSONDecodeError
+LONG_NUMBER = "1" * 5000  # ValueError: past Python's 4,300-digit limit on int(str)
+UNREADABLE_JSON = {
+    "deep data line": (200, f"data: {DEEP}\n\n"),
+    "long index": (200, f'data: {{"choices": [{{"index": {LONG_NUMBER}}}]}}\n\n'),
+    "deep error event": (200, f"event: error\ndata: {DEEP}\n\n"),
+    "deep error body": (400, DEEP),
+    "long number in an error body": (400, f'{{"error": {{"code": {LONG_NUMBER}}}}}'),
+    "deep JSON answer": (200, DEEP),
+}
+
+
+@pytest.mark.parametrize("wire", [OPENAI, ANTHROPIC], ids=["openai", "anthropic"])
+@pytest.mark.parametrize(
+    ("status", "body"), UNREADABLE_JSON.values(), ids=list(UNREADABLE_JSON.keys())
+)
+def test_json_that_json_loads_cannot_read_is_a_gateway_error(
+    gateway: Gateway, wire: WireFormat, status: int, body: str
+) -> None:
+    kind = "application/json" if body.startswith(("[", "{")) else "text/event-stream"
+    gateway.queue(Reply(status, {"Content-Type": kind}, [body.encode()]))
+    root = gateway.url.removesuffix("/v1") if wire is ANTHROPIC else gateway.url
+    message = failure(make(root, KEY, wire, timeout=5.0, max_retries=0))
+    assert root in message

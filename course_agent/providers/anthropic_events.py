@@ -7,14 +7,13 @@ Deliberately ignored: thinking blocks, server tools (web search), citations, and
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from ..sse import iter_sse
 from . import errors
-from .contract import BrokenChunk, index_field, object_field, text_field
+from .contract import BrokenChunk, BrokenJson, index_field, json_value, object_field, text_field
 
 __all__ = ["STOP_REASONS", "events_from_event", "events_from_lines"]
 
@@ -81,8 +80,8 @@ def events_from_lines(
     finished = False
     for sse in iter_sse(lines):
         try:
-            payload: Any = json.loads(sse.data)
-        except json.JSONDecodeError:
+            payload: Any = json_value(sse.data)
+        except BrokenJson:
             payload = sse.data  # kept as text: an error event may carry plain text
         # The JSON's "type" repeats the SSE event name; either one saying "error" is an error.
         if sse.event == "error" or (isinstance(payload, dict) and payload.get("type") == "error"):

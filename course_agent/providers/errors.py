@@ -12,6 +12,7 @@ from typing import Any
 
 from ..protocol import GatewayError
 from ..redaction import redact
+from .contract import BrokenJson, json_value
 from .wire import WireFormat
 
 __all__ = [
@@ -84,16 +85,23 @@ def error_summary(payload: Any, secrets: Sequence[str] = ()) -> str:
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
     if isinstance(error, dict):
         code = error.get("code") or error.get("type")
-        message = error.get("message") or error.get("detail") or json.dumps(error)
+        message = error.get("message") or error.get("detail") or _json_text(error)
         return excerpt(f"{code}: {message}" if code else str(message), secrets)
-    return excerpt(error if isinstance(error, str) else json.dumps(error), secrets)
+    return excerpt(error if isinstance(error, str) else _json_text(error), secrets)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except RecursionError:  # read at the edge of the stack, one level too deep to write back
+        return "a JSON value nested too deeply to show"
 
 
 def body_summary(body: str, secrets: Sequence[str] = ()) -> str:
     """What an error body says, in one short line: its error message, or that it is HTML."""
     try:
-        return error_summary(json.loads(body), secrets)
-    except json.JSONDecodeError:
+        return error_summary(json_value(body), secrets)
+    except BrokenJson:
         if body.lstrip().startswith("<"):
             return "an HTML page"
         return error_summary(body, secrets) if body.strip() else "empty body"
