@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import ssl
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from gateway import (
     endless,
     fixture_reply,
     gzipped,
+    self_signed,
     sse_reply,
     status_reply,
 )
@@ -31,6 +33,7 @@ from turns import merged
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.loop import run_agent
 from course_agent.protocol import AgentStopped, GatewayError, ToolCallDelta, ToolContext
+from course_agent.providers import http as http_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.http import HttpModel
 from course_agent.providers.limits import MAX_ARGUMENTS, MAX_ERROR_BODY, MAX_TEXT
@@ -112,6 +115,56 @@ def test_the_whole_request_is_bounded_even_while_data_flows(gateway: Gateway) ->
     message = failure(model_for(gateway, timeout=5, request_timeout=0.5))
     assert gateway.url in message
     assert "0.5 s" in message and "COURSE_AGENT_REQUEST_TIMEOUT" in message
+
+
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+BEFORE_THE_ANSWER = {
+    # httpx bounds each read by the silence timeout, not the series of reads before an answer's
+    # headers: each of these sends a byte well within every read's timeout, and never an answer.
+    "endless 100 Continue": lambda: endless(CONTINUE),
+    "headers that never end": lambda: itertools.chain([b"HTTP/1.1 200 OK\r\nX: "], endless(b"a")),
+}
+
+
+@pytest.mark.parametrize("preamble", BEFORE_THE_ANSWER.values(), ids=BEFORE_THE_ANSWER.keys())
+def test_the_whole_request_is_bounded_before_the_answer_too(
+    gateway: Gateway, preamble: Callable[[], Iterable[bytes]]
+) -> None:
+    # Past `hold` the gateway answers after all; a client bounded in time hangs up long before.
+    late = [chunk({"content": "late"}), DONE]
+    gateway.queue(Reply(parts=late, preamble=preamble(), interval=0.02, hold=10))
+    message = failure(model_for(gateway, timeout=5, request_timeout=0.5, max_retries=0))
+    assert gateway.url in message
+    assert "0.5 s" in message and "COURSE_AGENT_REQUEST_TIMEOUT" in message
+    assert gateway.hung_up.wait(5)  # the client hung up before the gateway gave up
+
+
+def test_the_whole_request_is_bounded_before_the_answer_over_tls_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Over TLS the socket to shut is the TLS one: the TCP socket under it has been detached.
+    cert, key = self_signed(tmp_path)
+    trusting = ssl.create_default_context(cafile=str(cert))
+    monkeypatch.setattr(http_module, "_tls", lambda: trusting)
+    with Gateway(tls=(cert, key)) as gateway:
+        late = [chunk({"content": "late"}), DONE]
+        gateway.queue(Reply(parts=late, preamble=endless(CONTINUE), interval=0.02, hold=10))
+        message = failure(model_for(gateway, timeout=5, request_timeout=0.5, max_retries=0))
+        assert gateway.url.startswith("https://") and gateway.url in message
+        assert "0.5 s" in message and "COURSE_AGENT_REQUEST_TIMEOUT" in message
+        assert gateway.hung_up.wait(5)  # the client hung up before the gateway gave up
+        gateway.queue(Reply(parts=[chunk({"content": "hi"}), DONE]))  # and TLS itself works
+        assert merged(list(model_for(gateway).stream(QUESTION, []))).text == "hi"
+
+
+@pytest.mark.parametrize("seconds", [1e10, 1e300])
+def test_timeouts_past_what_a_socket_can_wait_are_waited_as_long_as_it_can(
+    gateway: Gateway, seconds: float
+) -> None:
+    # The socket layer overflows past about 300 years (OverflowError, not an httpx error).
+    gateway.queue(Reply(parts=[chunk({"content": "hi"}), DONE]))
+    model = model_for(gateway, timeout=seconds, request_timeout=seconds)
+    assert merged(list(model.stream(QUESTION, []))).text == "hi"
 
 
 # -- memory: every cap (item 9) -------------------------------------------------------------------
