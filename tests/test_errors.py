@@ -71,6 +71,8 @@ def test_every_cap_and_timeout_line_names_its_figure_and_setting() -> None:
     assert "2 MB" in errors.too_long_line(GATEWAY, 2 << 20)
     assert "1 MB of text" in errors.too_much_text(GATEWAY, 1 << 20)
     assert "1 MB of arguments" in errors.too_many_arguments(GATEWAY, 1 << 20)
+    assert "more than 1024 calls in one turn" in errors.too_many_calls(GATEWAY, 1024)
+    assert "more than 4 MB in one turn" in errors.too_much_in_turn(GATEWAY, 4 << 20)
     assert "COURSE_AGENT_TIMEOUT" in errors.silence(GATEWAY, 60)
     assert "600 s" in errors.too_slow(GATEWAY, 600)
     assert "COURSE_AGENT_REQUEST_TIMEOUT" in errors.too_slow(GATEWAY, 600)

@@ -36,7 +36,13 @@ from course_agent.protocol import AgentStopped, GatewayError, ToolCallDelta, Too
 from course_agent.providers import http as http_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.http import HttpModel
-from course_agent.providers.limits import MAX_ARGUMENTS, MAX_ERROR_BODY, MAX_TEXT
+from course_agent.providers.limits import (
+    MAX_ARGUMENTS,
+    MAX_CALLS_HELD,
+    MAX_ERROR_BODY,
+    MAX_TEXT,
+    MAX_TURN,
+)
 from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.retries import MAX_RETRY_WAIT
 from course_agent.providers.wire import WireFormat
@@ -183,6 +189,31 @@ def test_endless_arguments_stop_at_the_arguments_cap(gateway: Gateway) -> None:
     message = failure(model_for(gateway))
     assert gateway.url in message and "arguments" in message
     assert f"{MAX_ARGUMENTS // MB} MB" in message
+
+
+def opening(index: int, name: str = "glob") -> bytes:
+    return chunk({"tool_calls": [{"index": index, "function": {"name": name, "arguments": ""}}]})
+
+
+def test_endless_calls_stop_at_the_calls_cap(gateway: Gateway) -> None:
+    # 32 run; the rest were all held until the turn ended (a million: 400 MB).
+    gateway.queue(Reply(parts=(opening(n) for n in itertools.count())))
+    model = model_for(gateway)
+    messages: list[str] = []
+    peak = peak_memory(lambda: messages.append(failure(model)))
+    assert gateway.url in messages[0] and f"more than {MAX_CALLS_HELD} calls" in messages[0]
+    assert peak < 8 * MB
+
+
+def test_endless_calls_with_long_names_stop_at_the_turn_cap(gateway: Gateway) -> None:
+    # No call has any arguments, and each name fits in a line: together they fill memory.
+    name = "n" * (256 << 10)
+    gateway.queue(Reply(parts=(opening(n, name) for n in itertools.count())))
+    model = model_for(gateway)
+    messages: list[str] = []
+    peak = peak_memory(lambda: messages.append(failure(model)))
+    assert gateway.url in messages[0] and f"more than {MAX_TURN // MB} MB" in messages[0]
+    assert peak < MAX_TURN + 4 * MAX_LINE + 8 * MB
 
 
 def test_a_line_without_end_stops_at_the_line_cap(gateway: Gateway) -> None:

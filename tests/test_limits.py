@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 from course_agent.protocol import GatewayError, TextDelta, ToolCallDelta
 from course_agent.providers.limits import (
     MAX_ARGUMENTS,
+    MAX_CALLS_HELD,
     MAX_ERROR_BODY,
     MAX_TEXT,
+    MAX_TURN,
     UNPACK_STEP,
     bounded,
     unpacked,
@@ -25,6 +27,7 @@ MB = 1 << 20
 
 def test_the_figures_the_readme_states() -> None:
     assert (MAX_ERROR_BODY, MAX_TEXT, MAX_ARGUMENTS) == (64 * 1024, MB, MB)
+    assert (MAX_CALLS_HELD, MAX_TURN) == (1024, 4 * MB)
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate", "x-gzip", " GZIP "])
@@ -102,3 +105,51 @@ def test_without_an_index_a_call_is_known_by_its_id_then_by_being_the_last() -> 
     assert len(list(bounded(mistral, GATEWAY))) == 3
     with pytest.raises(GatewayError):
         list(bounded([*mistral, ToolCallDelta(None, args_delta=half)], GATEWAY))
+
+
+# A gateway can open calls without end, each small: 32 run, but all are held until the turn ends.
+OPENED_BY = {
+    "index": lambda n: ToolCallDelta(n, f"call_{n}", "glob", "{}"),
+    "id alone": lambda n: ToolCallDelta(None, f"call_{n}", "glob", "{}"),
+    "index alone": lambda n: ToolCallDelta(n),
+}
+
+
+@pytest.mark.parametrize("opened_by", OPENED_BY.values(), ids=OPENED_BY.keys())
+def test_calls_past_the_cap_stop_the_turn(opened_by) -> None:
+    calls = [opened_by(n) for n in range(MAX_CALLS_HELD)]
+    assert len(list(bounded(calls, GATEWAY))) == MAX_CALLS_HELD
+    with pytest.raises(GatewayError, match="more than 1024 calls in one turn"):
+        list(bounded([*calls, opened_by(MAX_CALLS_HELD)], GATEWAY))
+
+
+def test_more_fragments_of_the_same_calls_are_not_more_calls() -> None:
+    fragments = [ToolCallDelta(n % 3, args_delta="a") for n in range(10 * MAX_CALLS_HELD)]
+    assert len(list(bounded(fragments, GATEWAY))) == len(fragments)
+
+
+def test_all_a_turn_holds_is_capped_across_calls() -> None:
+    # Each call under its own cap, the turn's text under its own: together past MAX_TURN.
+    arguments = "a" * MAX_ARGUMENTS
+    events = [TextDelta("t" * MAX_TEXT)] + [
+        ToolCallDelta(n, args_delta=arguments) for n in range(3)
+    ]
+    assert len(list(bounded(events, GATEWAY))) == 4  # exactly MAX_TURN
+    with pytest.raises(GatewayError, match="more than 4 MB in one turn"):
+        list(bounded([*events, ToolCallDelta(3, args_delta="b")], GATEWAY))
+
+
+@pytest.mark.parametrize("field", ["id", "name"])
+def test_ids_and_names_count_toward_what_a_turn_holds(field: str) -> None:
+    # No arguments at all: 100 calls with a 64 KB name (or id) each hold 6.4 MB.
+    big = "n" * (64 << 10)
+    events = [ToolCallDelta(n, **{field: big}) for n in range(100)]
+    with pytest.raises(GatewayError, match="more than 4 MB in one turn"):
+        list(bounded(events, GATEWAY))
+
+
+def test_an_id_and_name_repeated_in_every_fragment_count_once() -> None:
+    # Some gateways repeat both in every fragment; the accumulator keeps one copy.
+    big = "n" * (64 << 10)
+    events = [ToolCallDelta(0, big, big, "a") for _ in range(200)]
+    assert len(list(bounded(events, GATEWAY))) == 200

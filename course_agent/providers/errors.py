@@ -45,6 +45,8 @@ __all__ = [
     "status",
     "too_long_line",
     "too_many_arguments",
+    "too_many_calls",
+    "too_much_in_turn",
     "too_much_text",
     "too_slow",
     "unknown_encoding",
@@ -229,6 +231,20 @@ def too_many_arguments(gateway: str, limit: int) -> str:
     return (
         f"gateway {gateway} sent more than {size(limit)} of arguments for one call, the cap on "
         "one call; ask the model for smaller calls"
+    )
+
+
+def too_many_calls(gateway: str, limit: int) -> str:
+    return (
+        f"gateway {gateway} sent more than {limit} calls in one turn, the cap on one turn "
+        "(a model makes a few); this is not an answer this client can use: try again"
+    )
+
+
+def too_much_in_turn(gateway: str, limit: int) -> str:
+    return (
+        f"gateway {gateway} sent more than {size(limit)} in one turn (text, and the ids, names "
+        "and arguments of its calls), the cap on one turn; ask for a shorter answer"
     )
 
 
