@@ -268,6 +268,17 @@ def test_a_gzip_bomb_stream_stops_at_the_line_cap(gateway: Gateway) -> None:
     assert peak < 4 * MAX_LINE + 8 * MB  # the line being cut, its decoded copy, and buffers
 
 
+def test_endless_bytes_after_a_gzipped_stream_are_refused_at_once(gateway: Gateway) -> None:
+    headers = {"Content-Type": "text/event-stream", "Content-Encoding": "gzip"}
+    start = list(gzipped([chunk({"content": "hi"})]))
+    gateway.queue(Reply(200, headers, itertools.chain(start, endless(b"\0" * 65536))))
+    model = model_for(gateway, timeout=30)
+    messages: list[str] = []
+    peak = peak_memory(lambda: messages.append(failure(model)))
+    assert gateway.url in messages[0] and "does not unpack as gzip" in messages[0]
+    assert peak < 8 * MB
+
+
 def test_a_gzipped_stream_is_read(gateway: Gateway) -> None:
     body = (Path(__file__).parent / "data/streams/openai-python_plain_content.sse").read_bytes()
     headers = {"Content-Type": "text/event-stream", "Content-Encoding": "gzip"}

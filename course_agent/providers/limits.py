@@ -1,10 +1,10 @@
 """The caps on what a gateway may make this process hold, and the readers that enforce them.
 
 A compressed body is unpacked step by step, never more than UNPACK_STEP at once, so a gzip bomb
-is cut on its unpacked size; an error body is read to MAX_ERROR_BODY; one turn's text, one
-call's arguments, the number of calls and all that one turn holds have caps of their own
-(sse.MAX_LINE caps one line). Deliberately not handled: brotli and zstd (this client does not ask
-for them), raw deflate without its zlib header.
+is cut on its unpacked size (member after member; bytes that are no member are refused); an
+error body is read to MAX_ERROR_BODY; one turn's text, one call's arguments, the number of calls
+and all that one turn holds have caps of their own (sse.MAX_LINE caps one line). Deliberately not
+handled: brotli and zstd (this client does not ask for them), raw deflate without its header.
 """
 
 from __future__ import annotations
@@ -69,6 +69,11 @@ def unpacked(
                 except zlib.error as error:
                     raise GatewayError(errors.cannot_unpack(gateway, coding, str(error))) from None
                 chunk = unpack.unconsumed_tail
+                if unpack.eof:
+                    # What follows the end is the next gzip member (RFC 1952), or is refused by
+                    # a fresh decompressor: the old one would keep it all in `unused_data`.
+                    chunk = unpack.unused_data + chunk
+                    unpack = zlib.decompressobj(32 + zlib.MAX_WBITS)
             if left is not None:
                 piece, left = piece[:left], left - len(piece)
             if piece:
