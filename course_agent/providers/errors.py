@@ -44,6 +44,7 @@ __all__ = [
     "size",
     "status",
     "too_long_line",
+    "too_long_recording",
     "too_many_arguments",
     "too_many_calls",
     "too_much_in_turn",
@@ -217,6 +218,13 @@ def too_long_line(gateway: str, limit: int) -> str:
     return (
         f"gateway {gateway} sent a line (or an event) longer than {size(limit)}, the cap on one "
         "line of an event stream; this is not a stream this client can read: try again"
+    )
+
+
+def too_long_recording(gateway: str, limit: int) -> str:
+    return (
+        f"the recording of gateway {gateway}'s answer would pass {size(limit)}, the most a "
+        "replay reads; record a shorter session, or run without --record"
     )
 
 
