@@ -433,6 +433,25 @@ ANTHROPIC_BROKEN = {
         b'"delta": {"type": "text_delta", "text": 5}}\n\n'
     ),
     "stop_reason a list": b'data: {"type": "message_delta", "delta": {"stop_reason": []}}\n\n',
+    # Arguments for a call that was never opened would make a call without a name, which the
+    # next request carries back: Anthropic refuses it, and every request after it.
+    "input_json_delta for a block never started": (
+        b'data: {"type": "content_block_delta", "index": 3, '
+        b'"delta": {"type": "input_json_delta", "partial_json": "{}"}}\n\n'
+    ),
+    "input_json_delta after its block stopped": (
+        b'data: {"type": "content_block_start", "index": 0, "content_block": '
+        b'{"type": "tool_use", "id": "t", "name": "glob"}}\n\n'
+        b'data: {"type": "content_block_stop", "index": 0}\n\n'
+        b'data: {"type": "content_block_delta", "index": 0, '
+        b'"delta": {"type": "input_json_delta", "partial_json": "{}"}}\n\n'
+    ),
+    "input_json_delta for a text block": (
+        b'data: {"type": "content_block_start", "index": 0, "content_block": '
+        b'{"type": "text", "text": ""}}\n\n'
+        b'data: {"type": "content_block_delta", "index": 0, '
+        b'"delta": {"type": "input_json_delta", "partial_json": "{}"}}\n\n'
+    ),
 }
 
 
