@@ -92,3 +92,10 @@ def test_a_value_too_deep_to_write_back_is_summarised_without_it() -> None:
     payload = {"error": {"code": None, "message": None, "detail": None, "x": nested(100_000)}}
     assert "nested too deeply" in errors.error_summary(payload)
     assert "nested too deeply" in errors.error_summary(nested(100_000))
+
+
+def test_an_absurd_wait_is_said_in_a_few_characters() -> None:
+    # retry-after-ms: 1e308 was said in 309 digits.
+    line = errors.wait_too_long(1e308, 20)
+    assert "1e+308 s" in line and len(line) < 150
+    assert "asks to wait 30 s" in errors.wait_too_long(30, 20)

@@ -134,8 +134,9 @@ def status(
 
 def wait_too_long(asked: float, budget: float) -> str:
     """Added to a status line when the gateway asked for a longer pause than is left to wait."""
+    shown = f"{asked:.0f}" if asked < 1e6 else f"{asked:.0e}"  # not 1e308 in 309 digits
     return (
-        f"; it asks to wait {asked:.0f} s, more than the {budget:.0f} s this request may still "
+        f"; it asks to wait {shown} s, more than the {budget:.0f} s this request may still "
         "wait, so it was not retried"
     )
 
