@@ -99,3 +99,13 @@ def test_an_absurd_wait_is_said_in_a_few_characters() -> None:
     line = errors.wait_too_long(1e308, 20)
     assert "1e+308 s" in line and len(line) < 150
     assert "asks to wait 30 s" in errors.wait_too_long(30, 20)
+
+
+@pytest.mark.parametrize(
+    "shown",
+    ["\\u0073k-test-KEY-0123456789", "%73k-test-KEY-0123456789", "sk-test-KEY-01234567\\u0038%39"],
+)
+def test_a_key_with_some_characters_escaped_is_cut_too(shown: str) -> None:
+    # Redaction matches whole forms: one character escaped left the other 20 readable.
+    line = errors.not_json(GATEWAY, f'{{"x": "{shown}"', ["sk-test-KEY-0123456789"])
+    assert "KEY-0123" not in line and "[redacted]" in line

@@ -222,3 +222,11 @@ def test_recording_one_answer_stops_at_the_cap_a_replay_reads(
     assert gateway.url in message
     assert len(read_recording(recording)) == 1  # still one valid response, and not over the cap
     assert 60 << 10 < len(recording.read_text()) <= 64 << 10
+
+
+def test_a_key_with_a_character_escaped_is_not_recorded(gateway: Gateway, tmp_path: Path) -> None:
+    line = 'data: {"choices": [{"index": 0, "delta": {"content": "\\u0073' + KEY[1:] + '"}}]}'
+    gateway.queue(Reply(parts=[f"{line}\n\n".encode()], ending="drop"))
+    recording = tmp_path / "session.jsonl"
+    outcome(HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording), 0)
+    assert KEY[1:] not in recording.read_text() and "[redacted]" in recording.read_text()

@@ -7,6 +7,7 @@ key behind. Deliberately not here: deciding that something failed (http.py and t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,9 +53,11 @@ __all__ = [
     "too_slow",
     "unknown_encoding",
     "wait_too_long",
+    "without_secrets",
 ]
 
 EXCERPT = 200  # characters of a gateway's own words quoted in a message
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})")  # \u0073 and %73 are both "s"
 
 
 class BrokenStream(GatewayError):
@@ -79,8 +82,19 @@ def size(count: int) -> str:
 def excerpt(text: str, secrets: Sequence[str] = (), limit: int = EXCERPT) -> str:
     """`text` redacted, then on one line, then cut to `limit` characters: in that order, so a cut
     never leaves the start of a key that redaction would have recognised whole."""
-    flat = " ".join(redact(text, secrets).split())
+    flat = " ".join(without_secrets(text, secrets).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def without_secrets(text: str, secrets: Sequence[str]) -> str:
+    """`text` redacted. A key with some characters escaped (JSON's \\u0073, URL's %73) is still
+    the key: if reading the escapes reveals one, the text is given back read, and redacted."""
+    shown = redact(text, secrets)
+    if secrets:
+        read = _ESCAPE.sub(lambda match: chr(int(match[1] or match[2], 16)), shown)
+        if (cut := redact(read, secrets)) != read:
+            return cut
+    return shown
 
 
 def error_summary(payload: Any, secrets: Sequence[str] = ()) -> str:

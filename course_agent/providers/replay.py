@@ -17,7 +17,6 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from ..protocol import GatewayError, ModelEvent
-from ..redaction import redact
 from ..sse import TooLong
 from . import errors
 from .contract import BrokenJson, json_value
@@ -69,7 +68,7 @@ class RecordedResponse:
 
     def add(self, line: str) -> None:
         """Write one more line; a GatewayError instead once the response would pass the cap."""
-        text = json.dumps(redact(line, self.secrets), ensure_ascii=False)
+        text = json.dumps(errors.without_secrets(line, self.secrets), ensure_ascii=False)
         self.size += len(text) + 2
         if self.size > MAX_RECORDING - 3:  # room for the closing `]}\n`
             raise GatewayError(errors.too_long_recording(self.gateway, MAX_RECORDING))
