@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .accumulator import ToolCallAccumulator
+from .pieces import Pieces
 from .protocol import (
     AgentEvent,
     AgentStopped,
@@ -126,11 +127,12 @@ def run_agent(
             return
         yield TurnStarted(turn)
 
-        merger, text, finish = accumulator(), [], None
+        # The text as Pieces, not a list: 2-character deltas would cost 60 bytes each.
+        merger, text, finish = accumulator(), Pieces(), None
         try:
             for event in model.stream(messages, tools):
                 if isinstance(event, TextDelta):
-                    text.append(event.text)
+                    text.add(event.text)
                     yield event  # text reaches people as it arrives
                 elif isinstance(event, ToolCallDelta):
                     merger.push(event)
@@ -147,7 +149,7 @@ def run_agent(
             yield AgentStopped("error", f"merging the stream failed: {type(exc).__name__}: {exc}")
             return
 
-        messages.append(_assistant_message("".join(text), calls))
+        messages.append(_assistant_message(text.text(), calls))
         # Do not trust finish_reason alone: some gateways say "stop" while sending tool calls.
         if not calls:
             if finish == "tool_calls":

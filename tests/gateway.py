@@ -1,8 +1,9 @@
 """A loopback gateway for tests: real HTTP on 127.0.0.1, scripted replies, every request kept.
 
 Each POST takes the next queued Reply; faults are replies too (a status, an HTML page, a dropped
-or reset connection, keep-alives forever, a body written lazily without end). Deliberately not
-handled: TLS, HTTP/2, connection reuse.
+or reset connection, keep-alives forever, a body written lazily without end, bytes before the
+status line). `Gateway(tls=...)` serves HTTPS with a certificate from `self_signed`. Deliberately
+not handled: HTTP/2, connection reuse.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import contextlib
 import io
 import json
 import socket
+import ssl
 import struct
+import subprocess
 import threading
 import time
 import zlib
@@ -32,6 +35,7 @@ __all__ = [
     "gzipped",
     "html_reply",
     "packed",
+    "self_signed",
     "sse_reply",
     "status_reply",
 ]
@@ -54,7 +58,10 @@ class Reply:
     parts: Iterable[bytes] = field(default_factory=list)
     ending: Ending = "close"
     hold: float = 30.0  # upper bound for writing parts, "keepalive" and "stall": no test can hang
-    interval: float = 0.0  # seconds between two parts: a gateway that trickles
+    interval: float = 0.0  # seconds between two parts (or preamble pieces): a gateway that trickles
+    # Raw bytes written before the status line, e.g. `endless(b"HTTP/1.1 100 Continue\r\n\r\n")`;
+    # past `hold` they stop and the reply follows (after a header that never ended: a bad one).
+    preamble: Iterable[bytes] = ()
     # "{authorization}" in a part becomes the Authorization header received, as leaky gateways do
     echo_authorization: bool = False
 
@@ -124,19 +131,45 @@ def html_reply(status: int = 200) -> Reply:
     return Reply(status, {"Content-Type": "text/html; charset=utf-8"}, [page.encode()])
 
 
-class Gateway:
-    """`with Gateway() as gateway:` serves on `gateway.url` (ending in /v1) until the block ends."""
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """(certificate, key) for 127.0.0.1, made by the openssl command in `folder`: a client
+    trusts it with `ssl.create_default_context(cafile=certificate)`."""
+    cert, key = folder / "gateway.pem", folder / "gateway.key"
+    curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1"]
+    name = ["-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+    files = ["-keyout", str(key), "-out", str(cert)]
+    subprocess.run(
+        ["openssl", "req", "-x509", *curve, *name, *files], check=True, capture_output=True
+    )
+    return cert, key
 
-    def __init__(self, respond: Callable[[Received], Reply] | None = None) -> None:
+
+class Gateway:
+    """`with Gateway() as gateway:` serves on `gateway.url` (ending in /v1) until the block ends;
+    over HTTPS when given `tls=(certificate, key)` (see `self_signed`)."""
+
+    def __init__(
+        self,
+        respond: Callable[[Received], Reply] | None = None,
+        tls: tuple[Path, Path] | None = None,
+    ) -> None:
         # Queued replies go first; then `respond`, for a gateway that answers what it is asked.
         self.respond = respond
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
         self.stopping = threading.Event()  # ends "keepalive" and "stall" replies at shutdown
+        # Set when a client hangs up while a reply's preamble is still being written to it.
+        self.hung_up = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
         self.server.gateway = self  # type: ignore[attr-defined]
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        scheme = "http"
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(*tls)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            scheme = "https"
+        self.url = f"{scheme}://127.0.0.1:{self.server.server_address[1]}/v1"
         # A short poll interval: shutdown() waits for it, once per test.
         serve = lambda: self.server.serve_forever(poll_interval=0.02)  # noqa: E731
         self.thread = threading.Thread(target=serve, daemon=True)
@@ -185,13 +218,25 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.ending == "abort":
             self.reset()
             return
+        deadline = time.monotonic() + reply.hold
+        for number, piece in enumerate(reply.preamble):
+            if number and reply.interval and stopping.wait(reply.interval):
+                return
+            if time.monotonic() > deadline:
+                break  # and the reply follows: a client still waiting gets an answer after all
+            try:
+                self.wfile.write(piece)
+                self.wfile.flush()
+            except OSError:
+                self.server.gateway.hung_up.set()  # type: ignore[attr-defined]
+                raise
+        deadline = time.monotonic() + reply.hold
         self.send_response(reply.status)
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("Connection", "close")
         self.end_headers()
-        deadline = time.monotonic() + reply.hold
         for number, part in enumerate(reply.parts):
             if number and reply.interval and stopping.wait(reply.interval):
                 return

@@ -41,6 +41,10 @@ def test_tools_keep_name_description_and_schema() -> None:
         ('{"pattern": "div', {}),  # the scripted bad_args call
         ("[1, 2]", {}),  # JSON, but not an object
         ("null", {}),
+        ('{"x": 1e999}', {}),  # infinity: no JSON can carry it back
+        ('{"x": NaN}', {}),
+        ("[" * 5000, {}),  # json.loads: RecursionError
+        ('{"x": ' + "9" * 5000 + "}", {}),  # json.loads: ValueError past 4,300 digits
     ],
 )
 def test_tool_input_is_always_an_object(arguments: str, expected: dict[str, Any]) -> None:

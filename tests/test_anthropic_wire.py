@@ -31,7 +31,7 @@ from course_agent.protocol import (
 from course_agent.providers.anthropic_wire import ANTHROPIC, ANTHROPIC_VERSION, anthropic_wire
 from course_agent.providers.http import HttpModel
 from course_agent.providers.replay import ReplayModel
-from course_agent.registry import ToolRegistry
+from course_agent.registry import ToolRegistry, default_registry
 from course_agent.settings import choose
 
 KEY = "sk-ant-test-SECRET-1234567890abcdef"
@@ -478,3 +478,37 @@ def test_choose_replays_an_anthropic_recording(gateway: Gateway, tmp_path: Path)
 def test_choose_refuses_an_unknown_provider(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown provider 'claude': use 'openai' or 'anthropic'"):
         choose(provider="claude", env={}, root=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"pattern": "*", "x": 1e999}', "[" * 5000, '{"pattern": ' + "9" * 5000 + "}"],
+    ids=["infinity", "deep", "long number"],
+)
+def test_arguments_json_cannot_carry_poisons_the_next_request_never(
+    gateway: Gateway, tmp_path: Path, arguments: str
+) -> None:
+    # The call's arguments go back as a tool_use block's `input` object in the next request:
+    # infinity cannot be sent as JSON, and the others cannot even be read. The call fails, the
+    # next request still goes out, and the conversation goes on.
+    def event(kind: str, **fields: Any) -> str:
+        return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields})}\n\n"
+
+    block = {"type": "tool_use", "id": "toolu_1", "name": "glob", "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": arguments}
+    call = [
+        event("content_block_start", index=0, content_block=block),
+        event("content_block_delta", index=0, delta=delta),
+        event("message_delta", delta={"stop_reason": "tool_use"}),
+        event("message_stop"),
+    ]
+    answer = [
+        event("content_block_start", index=0, content_block={"type": "text", "text": "ok"}),
+        event("message_delta", delta={"stop_reason": "end_turn"}),
+        event("message_stop"),
+    ]
+    gateway.queue(sse_reply(*call), sse_reply(*answer))
+    events = list(run_agent("q", model_for(gateway), default_registry(), ToolContext(tmp_path)))
+    assert events[-1] == AgentStopped("done")
+    sent = gateway.requests[1].body["messages"][1]["content"][0]
+    assert sent["type"] == "tool_use" and sent["input"] == {}

@@ -4,7 +4,9 @@ import pytest
 
 from course_agent.providers.contract import (
     BrokenChunk,
+    BrokenJson,
     index_field,
+    json_value,
     list_field,
     object_field,
     text_field,
@@ -43,3 +45,16 @@ def test_anything_else_names_the_field_and_what_it_was(read, value, message) -> 
     with pytest.raises(BrokenChunk) as caught:
         read(value, "delta")
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("{", "Expecting property name"),
+        ("[" * 100_000, "nested too deeply"),  # json.loads: RecursionError
+        ("1" * 5000, "4300 digits"),  # json.loads: ValueError, not JSONDecodeError
+    ],
+)
+def test_json_that_cannot_be_read_is_one_kind_of_error(text: str, reason: str) -> None:
+    with pytest.raises(BrokenJson, match=reason):
+        json_value(text)

@@ -71,6 +71,41 @@ def test_every_cap_and_timeout_line_names_its_figure_and_setting() -> None:
     assert "2 MB" in errors.too_long_line(GATEWAY, 2 << 20)
     assert "1 MB of text" in errors.too_much_text(GATEWAY, 1 << 20)
     assert "1 MB of arguments" in errors.too_many_arguments(GATEWAY, 1 << 20)
+    assert "more than 1024 calls in one turn" in errors.too_many_calls(GATEWAY, 1024)
+    assert "more than 4 MB in one turn" in errors.too_much_in_turn(GATEWAY, 4 << 20)
     assert "COURSE_AGENT_TIMEOUT" in errors.silence(GATEWAY, 60)
     assert "600 s" in errors.too_slow(GATEWAY, 600)
     assert "COURSE_AGENT_REQUEST_TIMEOUT" in errors.too_slow(GATEWAY, 600)
+
+
+def nested(depth: int) -> list[object]:
+    """[[[...]]] `depth` levels deep, built without recursion."""
+    value: list[object] = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_a_value_too_deep_to_write_back_is_summarised_without_it() -> None:
+    # json.loads can read a value at the edge of the stack that json.dumps, called from a few
+    # frames deeper, cannot write: the summary says so instead of raising RecursionError.
+    payload = {"error": {"code": None, "message": None, "detail": None, "x": nested(100_000)}}
+    assert "nested too deeply" in errors.error_summary(payload)
+    assert "nested too deeply" in errors.error_summary(nested(100_000))
+
+
+def test_an_absurd_wait_is_said_in_a_few_characters() -> None:
+    # retry-after-ms: 1e308 was said in 309 digits.
+    line = errors.wait_too_long(1e308, 20)
+    assert "1e+308 s" in line and len(line) < 150
+    assert "asks to wait 30 s" in errors.wait_too_long(30, 20)
+
+
+@pytest.mark.parametrize(
+    "shown",
+    ["\\u0073k-test-KEY-0123456789", "%73k-test-KEY-0123456789", "sk-test-KEY-01234567\\u0038%39"],
+)
+def test_a_key_with_some_characters_escaped_is_cut_too(shown: str) -> None:
+    # Redaction matches whole forms: one character escaped left the other 20 readable.
+    line = errors.not_json(GATEWAY, f'{{"x": "{shown}"', ["sk-test-KEY-0123456789"])
+    assert "KEY-0123" not in line and "[redacted]" in line

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import ssl
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 from pathlib import Path
@@ -23,6 +24,7 @@ from gateway import (
     endless,
     fixture_reply,
     gzipped,
+    self_signed,
     sse_reply,
     status_reply,
 )
@@ -31,9 +33,16 @@ from turns import merged
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.loop import run_agent
 from course_agent.protocol import AgentStopped, GatewayError, ToolCallDelta, ToolContext
+from course_agent.providers import http as http_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.http import HttpModel
-from course_agent.providers.limits import MAX_ARGUMENTS, MAX_ERROR_BODY, MAX_TEXT
+from course_agent.providers.limits import (
+    MAX_ARGUMENTS,
+    MAX_CALLS_HELD,
+    MAX_ERROR_BODY,
+    MAX_TEXT,
+    MAX_TURN,
+)
 from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.retries import MAX_RETRY_WAIT
 from course_agent.providers.wire import WireFormat
@@ -114,6 +123,56 @@ def test_the_whole_request_is_bounded_even_while_data_flows(gateway: Gateway) ->
     assert "0.5 s" in message and "COURSE_AGENT_REQUEST_TIMEOUT" in message
 
 
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+BEFORE_THE_ANSWER = {
+    # httpx bounds each read by the silence timeout, not the series of reads before an answer's
+    # headers: each of these sends a byte well within every read's timeout, and never an answer.
+    "endless 100 Continue": lambda: endless(CONTINUE),
+    "headers that never end": lambda: itertools.chain([b"HTTP/1.1 200 OK\r\nX: "], endless(b"a")),
+}
+
+
+@pytest.mark.parametrize("preamble", BEFORE_THE_ANSWER.values(), ids=BEFORE_THE_ANSWER.keys())
+def test_the_whole_request_is_bounded_before_the_answer_too(
+    gateway: Gateway, preamble: Callable[[], Iterable[bytes]]
+) -> None:
+    # Past `hold` the gateway answers after all; a client bounded in time hangs up long before.
+    late = [chunk({"content": "late"}), DONE]
+    gateway.queue(Reply(parts=late, preamble=preamble(), interval=0.02, hold=10))
+    message = failure(model_for(gateway, timeout=5, request_timeout=0.5, max_retries=0))
+    assert gateway.url in message
+    assert "0.5 s" in message and "COURSE_AGENT_REQUEST_TIMEOUT" in message
+    assert gateway.hung_up.wait(5)  # the client hung up before the gateway gave up
+
+
+def test_the_whole_request_is_bounded_before_the_answer_over_tls_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Over TLS the socket to shut is the TLS one: the TCP socket under it has been detached.
+    cert, key = self_signed(tmp_path)
+    trusting = ssl.create_default_context(cafile=str(cert))
+    monkeypatch.setattr(http_module, "_tls", lambda: trusting)
+    with Gateway(tls=(cert, key)) as gateway:
+        late = [chunk({"content": "late"}), DONE]
+        gateway.queue(Reply(parts=late, preamble=endless(CONTINUE), interval=0.02, hold=10))
+        message = failure(model_for(gateway, timeout=5, request_timeout=0.5, max_retries=0))
+        assert gateway.url.startswith("https://") and gateway.url in message
+        assert "0.5 s" in message and "COURSE_AGENT_REQUEST_TIMEOUT" in message
+        assert gateway.hung_up.wait(5)  # the client hung up before the gateway gave up
+        gateway.queue(Reply(parts=[chunk({"content": "hi"}), DONE]))  # and TLS itself works
+        assert merged(list(model_for(gateway).stream(QUESTION, []))).text == "hi"
+
+
+@pytest.mark.parametrize("seconds", [1e10, 1e300])
+def test_timeouts_past_what_a_socket_can_wait_are_waited_as_long_as_it_can(
+    gateway: Gateway, seconds: float
+) -> None:
+    # The socket layer overflows past about 300 years (OverflowError, not an httpx error).
+    gateway.queue(Reply(parts=[chunk({"content": "hi"}), DONE]))
+    model = model_for(gateway, timeout=seconds, request_timeout=seconds)
+    assert merged(list(model.stream(QUESTION, []))).text == "hi"
+
+
 # -- memory: every cap (item 9) -------------------------------------------------------------------
 
 
@@ -130,6 +189,31 @@ def test_endless_arguments_stop_at_the_arguments_cap(gateway: Gateway) -> None:
     message = failure(model_for(gateway))
     assert gateway.url in message and "arguments" in message
     assert f"{MAX_ARGUMENTS // MB} MB" in message
+
+
+def opening(index: int, name: str = "glob") -> bytes:
+    return chunk({"tool_calls": [{"index": index, "function": {"name": name, "arguments": ""}}]})
+
+
+def test_endless_calls_stop_at_the_calls_cap(gateway: Gateway) -> None:
+    # 32 run; the rest were all held until the turn ended (a million: 400 MB).
+    gateway.queue(Reply(parts=(opening(n) for n in itertools.count())))
+    model = model_for(gateway)
+    messages: list[str] = []
+    peak = peak_memory(lambda: messages.append(failure(model)))
+    assert gateway.url in messages[0] and f"more than {MAX_CALLS_HELD} calls" in messages[0]
+    assert peak < 8 * MB
+
+
+def test_endless_calls_with_long_names_stop_at_the_turn_cap(gateway: Gateway) -> None:
+    # No call has any arguments, and each name fits in a line: together they fill memory.
+    name = "n" * (256 << 10)
+    gateway.queue(Reply(parts=(opening(n, name) for n in itertools.count())))
+    model = model_for(gateway)
+    messages: list[str] = []
+    peak = peak_memory(lambda: messages.append(failure(model)))
+    assert gateway.url in messages[0] and f"more than {MAX_TURN // MB} MB" in messages[0]
+    assert peak < MAX_TURN + 4 * MAX_LINE + 8 * MB
 
 
 def test_a_line_without_end_stops_at_the_line_cap(gateway: Gateway) -> None:
@@ -182,6 +266,17 @@ def test_a_gzip_bomb_stream_stops_at_the_line_cap(gateway: Gateway) -> None:
     peak = peak_memory(lambda: messages.append(failure(model)))
     assert f"{MAX_LINE // MB} MB" in messages[0]
     assert peak < 4 * MAX_LINE + 8 * MB  # the line being cut, its decoded copy, and buffers
+
+
+def test_endless_bytes_after_a_gzipped_stream_are_refused_at_once(gateway: Gateway) -> None:
+    headers = {"Content-Type": "text/event-stream", "Content-Encoding": "gzip"}
+    start = list(gzipped([chunk({"content": "hi"})]))
+    gateway.queue(Reply(200, headers, itertools.chain(start, endless(b"\0" * 65536))))
+    model = model_for(gateway, timeout=30)
+    messages: list[str] = []
+    peak = peak_memory(lambda: messages.append(failure(model)))
+    assert gateway.url in messages[0] and "does not unpack as gzip" in messages[0]
+    assert peak < 8 * MB
 
 
 def test_a_gzipped_stream_is_read(gateway: Gateway) -> None:
@@ -338,6 +433,25 @@ ANTHROPIC_BROKEN = {
         b'"delta": {"type": "text_delta", "text": 5}}\n\n'
     ),
     "stop_reason a list": b'data: {"type": "message_delta", "delta": {"stop_reason": []}}\n\n',
+    # Arguments for a call that was never opened would make a call without a name, which the
+    # next request carries back: Anthropic refuses it, and every request after it.
+    "input_json_delta for a block never started": (
+        b'data: {"type": "content_block_delta", "index": 3, '
+        b'"delta": {"type": "input_json_delta", "partial_json": "{}"}}\n\n'
+    ),
+    "input_json_delta after its block stopped": (
+        b'data: {"type": "content_block_start", "index": 0, "content_block": '
+        b'{"type": "tool_use", "id": "t", "name": "glob"}}\n\n'
+        b'data: {"type": "content_block_stop", "index": 0}\n\n'
+        b'data: {"type": "content_block_delta", "index": 0, '
+        b'"delta": {"type": "input_json_delta", "partial_json": "{}"}}\n\n'
+    ),
+    "input_json_delta for a text block": (
+        b'data: {"type": "content_block_start", "index": 0, "content_block": '
+        b'{"type": "text", "text": ""}}\n\n'
+        b'data: {"type": "content_block_delta", "index": 0, '
+        b'"delta": {"type": "input_json_delta", "partial_json": "{}"}}\n\n'
+    ),
 }
 
 
@@ -440,3 +554,31 @@ def test_a_key_cut_at_the_error_body_cap_leaves_no_prefix(gateway: Gateway, tmp_
     recording = tmp_path / "error.jsonl"
     failure(model_for(gateway, key=LONG_KEY, max_retries=0, record=recording))
     assert LONG_KEY[:10] not in recording.read_text()
+
+
+# -- what json.loads raises besides JSONDecodeError -----------------------------------------------
+
+DEEP = "[" * 100_000  # RecursionError, not JSONDecodeError
+LONG_NUMBER = "1" * 5000  # ValueError: past Python's 4,300-digit limit on int(str)
+UNREADABLE_JSON = {
+    "deep data line": (200, f"data: {DEEP}\n\n"),
+    "long index": (200, f'data: {{"choices": [{{"index": {LONG_NUMBER}}}]}}\n\n'),
+    "deep error event": (200, f"event: error\ndata: {DEEP}\n\n"),
+    "deep error body": (400, DEEP),
+    "long number in an error body": (400, f'{{"error": {{"code": {LONG_NUMBER}}}}}'),
+    "deep JSON answer": (200, DEEP),
+}
+
+
+@pytest.mark.parametrize("wire", [OPENAI, ANTHROPIC], ids=["openai", "anthropic"])
+@pytest.mark.parametrize(
+    ("status", "body"), UNREADABLE_JSON.values(), ids=list(UNREADABLE_JSON.keys())
+)
+def test_json_that_json_loads_cannot_read_is_a_gateway_error(
+    gateway: Gateway, wire: WireFormat, status: int, body: str
+) -> None:
+    kind = "application/json" if body.startswith(("[", "{")) else "text/event-stream"
+    gateway.queue(Reply(status, {"Content-Type": kind}, [body.encode()]))
+    root = gateway.url.removesuffix("/v1") if wire is ANTHROPIC else gateway.url
+    message = failure(make(root, KEY, wire, timeout=5.0, max_retries=0))
+    assert root in message

@@ -4,6 +4,7 @@ from typing import Any
 import pytest
 
 from course_agent.protocol import Finish, GatewayError, TextDelta, ToolCallDelta
+from course_agent.providers.contract import BrokenChunk
 from course_agent.providers.errors import error_summary
 from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
 
@@ -198,3 +199,12 @@ def test_error_payload_without_event_line_is_an_error() -> None:
 )
 def test_error_summary_is_one_short_line(payload: Any, expected: str) -> None:
     assert error_summary(payload) == expected
+
+
+def test_arguments_too_deep_to_write_back_break_the_chunk() -> None:
+    arguments: list[object] = []
+    for _ in range(100_000):
+        arguments = [arguments]
+    call = {"index": 0, "function": {"name": "glob", "arguments": arguments}}
+    with pytest.raises(BrokenChunk, match="nested too deeply"):
+        events_from_chunk(chunk({"tool_calls": [call]}))

@@ -1,4 +1,5 @@
 import io
+import itertools
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
@@ -8,6 +9,7 @@ import pytest
 from gateway import Gateway, Reply, fixture_reply, status_reply
 
 from course_agent.protocol import GatewayError, ModelEvent, TextDelta
+from course_agent.providers import replay as replay_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
@@ -115,7 +117,24 @@ def test_missing_recording(tmp_path: Path) -> None:
         ReplayModel(tmp_path / "absent.jsonl")
 
 
-@pytest.mark.parametrize("line", ["not json", "[]", '{"status": 200}', '{"lines": []}'])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "not json",
+        "[]",
+        '{"status": 200}',
+        '{"lines": []}',
+        '{"status": 200, "lines": [1, 2]}',  # lines that are not text
+        '{"status": 200, "lines": [{"a": 1}]}',
+        '{"status": 200, "lines": "data: x"}',
+        '{"status": "200", "lines": []}',
+        '{"status": 200, "lines": [], "request": "x"}',  # a request that is not an object
+        '{"status": 200, "lines": [], "request": {"gateway": 7}}',
+        '{"status": 200, "lines": [], "request": {"model": []}}',
+        '{"status": 200, "lines": ' + "[" * 100_000,  # json.loads: RecursionError
+        '{"status": 200, "lines": [], "n": ' + "1" * 5000 + "}",  # json.loads: ValueError
+    ],
+)
 def test_malformed_recording_names_the_line(tmp_path: Path, line: str) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"status": 200, "lines": []}\n' + line + "\n")
@@ -167,3 +186,47 @@ def test_a_recording_cut_short_by_a_failure_is_still_one_valid_line(
     [record] = read_recording(recording)
     assert record["lines"] == [text.split("\n")[0], ""]
     assert outcome(ReplayModel(recording), 0) != []  # replays what came, then ends incomplete
+
+
+def test_a_recording_that_is_not_utf8_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"status": 200, "lines": []}\n{"status": 200, "lines": ["\xff\xfe"]}\n')
+    with pytest.raises(GatewayError, match=r"bad\.jsonl is not UTF-8 text"):
+        read_recording(path)
+
+
+def test_a_recording_is_read_up_to_its_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real cap is 64 MB; one line of 1 GB was read whole (3.3 GB of memory at its peak).
+    monkeypatch.setattr(replay_module, "MAX_RECORDING", 1 << 10)
+    path = tmp_path / "big.jsonl"
+    path.write_text('{"status": 200, "lines": ["' + "a" * 5000 + '"]}\n')
+    with pytest.raises(GatewayError, match=r"big\.jsonl holds more than 1 KB"):
+        read_recording(path)
+    path.write_text('{"status": 200, "lines": ["' + "a" * 900 + '"]}\n')
+    [record] = read_recording(path)
+    assert record["lines"] == ["a" * 900]
+
+
+def test_recording_one_answer_stops_at_the_cap_a_replay_reads(
+    gateway: Gateway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Empty chunks without end: never silent, so only the request timeout (600 s) ended them,
+    # with 1.6 GB written to the recording by then.
+    monkeypatch.setattr(replay_module, "MAX_RECORDING", 64 << 10)
+    empty = b'data: {"choices": [{"index": 0, "delta": {}}]}\n\n'
+    gateway.queue(Reply(parts=itertools.repeat(empty)))
+    recording = tmp_path / "session.jsonl"
+    model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording)
+    message = outcome(model, 0)
+    assert isinstance(message, str) and "would pass 64 KB" in message
+    assert gateway.url in message
+    assert len(read_recording(recording)) == 1  # still one valid response, and not over the cap
+    assert 60 << 10 < len(recording.read_text()) <= 64 << 10
+
+
+def test_a_key_with_a_character_escaped_is_not_recorded(gateway: Gateway, tmp_path: Path) -> None:
+    line = 'data: {"choices": [{"index": 0, "delta": {"content": "\\u0073' + KEY[1:] + '"}}]}'
+    gateway.queue(Reply(parts=[f"{line}\n\n".encode()], ending="drop"))
+    recording = tmp_path / "session.jsonl"
+    outcome(HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording), 0)
+    assert KEY[1:] not in recording.read_text() and "[redacted]" in recording.read_text()

@@ -7,14 +7,13 @@ Deliberately ignored: thinking blocks, server tools (web search), citations, and
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ..protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from ..sse import iter_sse
 from . import errors
-from .contract import BrokenChunk, index_field, object_field, text_field
+from .contract import BrokenChunk, BrokenJson, index_field, json_value, object_field, text_field
 
 __all__ = ["STOP_REASONS", "events_from_event", "events_from_lines"]
 
@@ -79,10 +78,11 @@ def events_from_lines(
     the wrong shape. `secrets` are cut out of whatever the message quotes.
     """
     finished = False
+    open_calls: set[int | None] = set()  # tool_use blocks started and not yet stopped
     for sse in iter_sse(lines):
         try:
-            payload: Any = json.loads(sse.data)
-        except json.JSONDecodeError:
+            payload: Any = json_value(sse.data)
+        except BrokenJson:
             payload = sse.data  # kept as text: an error event may carry plain text
         # The JSON's "type" repeats the SSE event name; either one saying "error" is an error.
         if sse.event == "error" or (isinstance(payload, dict) and payload.get("type") == "error"):
@@ -94,6 +94,7 @@ def events_from_lines(
             return
         try:
             events = events_from_event(payload)
+            _follow_calls(payload, events, open_calls)
         except BrokenChunk as broken:
             raise errors.BrokenStream(errors.broken_chunk(gateway, str(broken))) from None
         for event in events:
@@ -101,3 +102,24 @@ def events_from_lines(
             yield event
     if not finished:
         raise GatewayError(errors.incomplete(gateway, "no stop reason, no message_stop"))
+
+
+def _follow_calls(
+    payload: dict[str, Any], events: list[ModelEvent], open_calls: set[int | None]
+) -> None:
+    """Keep `open_calls` (the tool_use blocks started, not yet stopped) up to date, and raise
+    BrokenChunk for arguments sent to any other block: merged, they would make a call without a
+    name, which the next request carries back and Anthropic refuses, then and every time after."""
+    kind = payload.get("type")
+    if kind == "content_block_stop":
+        open_calls.discard(index_field(payload.get("index"), "a content block's index"))
+    for event in events:
+        if not isinstance(event, ToolCallDelta):
+            continue
+        if kind == "content_block_start":
+            open_calls.add(event.index)
+        elif event.index not in open_calls:
+            raise BrokenChunk(
+                f"input_json_delta for content block {event.index}, which is not an open "
+                "tool_use block"
+            )

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .contract import json_value
+
 __all__ = ["tool_input", "translate_messages", "translate_tools"]
 
 
@@ -30,11 +32,15 @@ def tool_input(args: str) -> dict[str, Any]:
 
     "" (a tool without arguments) is {}. So is anything that is not a JSON object (a call cut off
     by max_tokens, a model's broken JSON): Anthropic refuses the whole request if `input` is not an
-    object, and the call's tool_result already quotes the broken text back to the model.
+    object, and the call's tool_result already quotes the broken text back to the model. So is an
+    object that cannot go back as JSON (1e999 reads as infinity, which JSON cannot say), or that
+    json.loads refuses beyond JSONDecodeError (see contract.json_value): either would break every
+    later request of the conversation, not just this call.
     """
     try:
-        parsed = json.loads(args) if args.strip() else {}
-    except json.JSONDecodeError:
+        parsed = json_value(args) if args.strip() else {}
+        json.dumps(parsed, allow_nan=False)  # as httpx will write the request
+    except (ValueError, RecursionError):  # BrokenJson is a ValueError
         return {}
     return parsed if isinstance(parsed, dict) else {}
 

@@ -1,4 +1,4 @@
-"""Read a field of a gateway's JSON as the type its wire format promises, or say how it is not.
+"""Read a gateway's JSON, and each field of it as the type its wire format promises, or say how not.
 
 The parsers read every field through these, so a string where an index belongs or a list where an
 object belongs stops the turn with BrokenChunk, not an AttributeError three modules later.
@@ -7,15 +7,41 @@ Deliberately not checked: values the loop copes with (unknown event types, extra
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-__all__ = ["BrokenChunk", "index_field", "list_field", "object_field", "text_field"]
+__all__ = [
+    "BrokenChunk",
+    "BrokenJson",
+    "index_field",
+    "json_value",
+    "list_field",
+    "object_field",
+    "text_field",
+]
 
 _KINDS = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
 
 
 class BrokenChunk(ValueError):
     """One field of one chunk is not what the format promises; the message names it."""
+
+
+class BrokenJson(ValueError):
+    """Text that json.loads could not turn into a value, for whatever reason it gave."""
+
+
+def json_value(text: str) -> Any:
+    """`text` parsed as JSON, or BrokenJson. json.loads raises more than JSONDecodeError: a
+    ValueError for an integer of over 4,300 digits, a RecursionError for `[[[[...` nested deeper
+    than the interpreter's stack (a 2 MB line holds two million levels); a gateway can send both.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise BrokenJson("nested too deeply") from None
+    except ValueError as error:  # JSONDecodeError is one
+        raise BrokenJson(str(error)) from None
 
 
 def _kind(value: Any) -> str:

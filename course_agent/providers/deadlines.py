@@ -1,21 +1,30 @@
 """The two deadlines of one request: how long the gateway may be silent, and how long in all.
 
 Silence is counted between complete data lines, so neither keep-alive comments nor a line that
-never ends hold it off. Deliberately not here: reading the clock (http.py checks it as bytes
-arrive, so a silence is noticed at the next byte or by the socket's own read timeout).
+never ends hold it off. Before the answer's headers, where httpx bounds each read but not their
+series, a Watchdog shuts the connection when the whole request's time is up. Deliberately not
+here: reading the clock (http.py checks it as bytes arrive, so a silence is noticed at the next
+byte or by the socket's own read timeout).
 """
 
 from __future__ import annotations
 
+import contextlib
+import socket
+import threading
 import time
+from types import TracebackType
+from typing import Any
 
 from ..protocol import GatewayError
 from . import errors
 
-__all__ = ["DEFAULT_REQUEST_TIMEOUT", "DEFAULT_TIMEOUT", "Clock"]
+__all__ = ["DEFAULT_REQUEST_TIMEOUT", "DEFAULT_TIMEOUT", "LONGEST_WAIT", "Clock", "Watchdog"]
 
 DEFAULT_TIMEOUT = 60.0  # COURSE_AGENT_TIMEOUT: the longest silence, in seconds
 DEFAULT_REQUEST_TIMEOUT = 600.0  # COURSE_AGENT_REQUEST_TIMEOUT: one whole request, retries included
+# A longer timeout is this: sockets overflow (OverflowError) at about 300 years, 1e10 s.
+LONGEST_WAIT = 7 * 24 * 3600.0
 
 
 class Clock:
@@ -23,7 +32,8 @@ class Clock:
     comments and part of a line do not count), and `whole` seconds for everything."""
 
     def __init__(self, silence: float, whole: float, gateway: str) -> None:
-        self.silence, self.whole, self.gateway = silence, whole, gateway
+        self.silence, self.whole = min(silence, LONGEST_WAIT), min(whole, LONGEST_WAIT)
+        self.gateway = gateway
         self.started = self.last_data = time.monotonic()
 
     def data(self) -> None:
@@ -39,3 +49,47 @@ class Clock:
             raise GatewayError(errors.too_slow(self.gateway, self.whole))
         if now - self.last_data > self.silence:
             raise GatewayError(errors.silence(self.gateway, self.silence))
+
+
+class Watchdog:
+    """`with Watchdog(clock) as watchdog:` shuts every connection the request opened once the
+    clock's whole time is up, so the read waiting on it ends at once (and the caller, finding no
+    time left, says the request was too slow).
+
+    httpx bounds each read by the silence timeout, not the series of reads before the answer's
+    headers: a gateway sending "100 Continue" forever, or its headers a byte a second, would
+    hold the request for ever. Passed as the request's `trace` extension, `trace` learns each
+    socket httpx opens (the TCP one, then the TLS one over it) from httpcore's trace events.
+    """
+
+    def __init__(self, clock: Clock) -> None:
+        self.connections: list[Any] = []  # httpcore network streams
+        self.fired = False
+        # A thread's wait has a limit of its own (threading.TIMEOUT_MAX), far above LONGEST_WAIT.
+        self.timer = threading.Timer(max(clock.left(), 0.0), self.fire)
+        self.timer.daemon = True
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        if event.endswith((".connect_tcp.complete", ".start_tls.complete")):
+            self.connections.append(info["return_value"])
+            if self.fired:  # connected just after the time ran out
+                self.fire()
+
+    def fire(self) -> None:
+        self.fired = True
+        for connection in list(self.connections):
+            # A TCP socket under TLS is detached (no descriptor): shutting it down fails quietly.
+            with contextlib.suppress(OSError, AttributeError):
+                connection.get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> Watchdog:
+        self.timer.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.timer.cancel()

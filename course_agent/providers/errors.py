@@ -7,11 +7,13 @@ key behind. Deliberately not here: deciding that something failed (http.py and t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..protocol import GatewayError
 from ..redaction import redact
+from .contract import BrokenJson, json_value
 from .wire import WireFormat
 
 __all__ = [
@@ -43,14 +45,19 @@ __all__ = [
     "size",
     "status",
     "too_long_line",
+    "too_long_recording",
     "too_many_arguments",
+    "too_many_calls",
+    "too_much_in_turn",
     "too_much_text",
     "too_slow",
     "unknown_encoding",
     "wait_too_long",
+    "without_secrets",
 ]
 
 EXCERPT = 200  # characters of a gateway's own words quoted in a message
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})")  # \u0073 and %73 are both "s"
 
 
 class BrokenStream(GatewayError):
@@ -75,8 +82,19 @@ def size(count: int) -> str:
 def excerpt(text: str, secrets: Sequence[str] = (), limit: int = EXCERPT) -> str:
     """`text` redacted, then on one line, then cut to `limit` characters: in that order, so a cut
     never leaves the start of a key that redaction would have recognised whole."""
-    flat = " ".join(redact(text, secrets).split())
+    flat = " ".join(without_secrets(text, secrets).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def without_secrets(text: str, secrets: Sequence[str]) -> str:
+    """`text` redacted. A key with some characters escaped (JSON's \\u0073, URL's %73) is still
+    the key: if reading the escapes reveals one, the text is given back read, and redacted."""
+    shown = redact(text, secrets)
+    if secrets:
+        read = _ESCAPE.sub(lambda match: chr(int(match[1] or match[2], 16)), shown)
+        if (cut := redact(read, secrets)) != read:
+            return cut
+    return shown
 
 
 def error_summary(payload: Any, secrets: Sequence[str] = ()) -> str:
@@ -84,16 +102,23 @@ def error_summary(payload: Any, secrets: Sequence[str] = ()) -> str:
     error = payload.get("error", payload) if isinstance(payload, dict) else payload
     if isinstance(error, dict):
         code = error.get("code") or error.get("type")
-        message = error.get("message") or error.get("detail") or json.dumps(error)
+        message = error.get("message") or error.get("detail") or _json_text(error)
         return excerpt(f"{code}: {message}" if code else str(message), secrets)
-    return excerpt(error if isinstance(error, str) else json.dumps(error), secrets)
+    return excerpt(error if isinstance(error, str) else _json_text(error), secrets)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        return json.dumps(value)
+    except RecursionError:  # read at the edge of the stack, one level too deep to write back
+        return "a JSON value nested too deeply to show"
 
 
 def body_summary(body: str, secrets: Sequence[str] = ()) -> str:
     """What an error body says, in one short line: its error message, or that it is HTML."""
     try:
-        return error_summary(json.loads(body), secrets)
-    except json.JSONDecodeError:
+        return error_summary(json_value(body), secrets)
+    except BrokenJson:
         if body.lstrip().startswith("<"):
             return "an HTML page"
         return error_summary(body, secrets) if body.strip() else "empty body"
@@ -123,8 +148,9 @@ def status(
 
 def wait_too_long(asked: float, budget: float) -> str:
     """Added to a status line when the gateway asked for a longer pause than is left to wait."""
+    shown = f"{asked:.0f}" if asked < 1e6 else f"{asked:.0e}"  # not 1e308 in 309 digits
     return (
-        f"; it asks to wait {asked:.0f} s, more than the {budget:.0f} s this request may still "
+        f"; it asks to wait {shown} s, more than the {budget:.0f} s this request may still "
         "wait, so it was not retried"
     )
 
@@ -210,6 +236,13 @@ def too_long_line(gateway: str, limit: int) -> str:
     )
 
 
+def too_long_recording(gateway: str, limit: int) -> str:
+    return (
+        f"the recording of gateway {gateway}'s answer would pass {size(limit)}, the most a "
+        "replay reads; record a shorter session, or run without --record"
+    )
+
+
 def too_much_text(gateway: str, limit: int) -> str:
     return (
         f"gateway {gateway} sent more than {size(limit)} of text in one turn, the cap on one "
@@ -221,6 +254,20 @@ def too_many_arguments(gateway: str, limit: int) -> str:
     return (
         f"gateway {gateway} sent more than {size(limit)} of arguments for one call, the cap on "
         "one call; ask the model for smaller calls"
+    )
+
+
+def too_many_calls(gateway: str, limit: int) -> str:
+    return (
+        f"gateway {gateway} sent more than {limit} calls in one turn, the cap on one turn "
+        "(a model makes a few); this is not an answer this client can use: try again"
+    )
+
+
+def too_much_in_turn(gateway: str, limit: int) -> str:
+    return (
+        f"gateway {gateway} sent more than {size(limit)} in one turn (text, and the ids, names "
+        "and arguments of its calls), the cap on one turn; ask for a shorter answer"
     )
 
 

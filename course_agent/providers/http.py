@@ -23,7 +23,7 @@ from ..protocol import GatewayError, ModelEvent
 from ..redaction import redact
 from ..sse import TooLong, split_lines
 from . import errors
-from .deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, Clock
+from .deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, Clock, Watchdog
 from .limits import ACCEPT_ENCODING, MAX_ERROR_BODY, bounded, unpacked, without_partial_secret
 from .replay import RecordedResponse
 from .retries import FIRST_BACKOFF, MAX_RETRIES, MAX_RETRY_WAIT, RETRY_STATUSES, retry_delay
@@ -115,17 +115,20 @@ class HttpModel:
             **self.wire.headers(self._api_key),
         }
         client = httpx.Client(transport=self._transport, follow_redirects=False, verify=_tls())
-        with client:
+        with client, Watchdog(clock) as watchdog:
             for attempt in range(self.max_retries + 1):
                 final = attempt == self.max_retries
                 # Each wait for the network is bounded by the silence, and by what is left.
-                timeout = httpx.Timeout(max(min(self.timeout, clock.left()), 0.001))
+                timeout = httpx.Timeout(max(min(clock.silence, clock.left()), 0.001))
                 request = client.build_request("POST", url, json=body, headers=headers)
                 request.extensions["timeout"] = timeout.as_dict()
+                request.extensions["trace"] = watchdog.trace
                 try:
                     response = client.send(request, stream=True)
                 except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as error:
                     # Reset or closed before the first byte of an answer: nothing was streamed.
+                    if clock.left() <= 0:  # or shut by the watchdog
+                        raise GatewayError(errors.too_slow(self.base_url, clock.whole)) from None
                     if final:
                         detail = str(error) or type(error).__name__
                         tries = attempt + 1
@@ -151,7 +154,7 @@ class HttpModel:
 
     def _pause(self, seconds: float, clock: Clock) -> None:
         if seconds > clock.left():
-            raise GatewayError(errors.too_slow(self.base_url, self.request_timeout))
+            raise GatewayError(errors.too_slow(self.base_url, clock.whole))
         time.sleep(seconds)
 
     def _read(
@@ -215,14 +218,14 @@ class HttpModel:
 
     def _explain(self, error: httpx.HTTPError, clock: Clock) -> str:
         gateway, detail = self.base_url, str(error) or type(error).__name__
-        if isinstance(error, httpx.TimeoutException) and clock.left() <= 0:
-            return errors.too_slow(gateway, self.request_timeout)
+        if clock.left() <= 0:  # a read timed out at the deadline, or the watchdog shut it
+            return errors.too_slow(gateway, clock.whole)
         if isinstance(error, httpx.ConnectTimeout):
             return errors.connect_timeout(gateway, self.wire)
         if isinstance(error, httpx.ConnectError):
             return errors.cannot_connect(gateway, detail, self.wire)
         if isinstance(error, httpx.ReadTimeout):
-            return errors.nothing_for(gateway, self.timeout)
+            return errors.nothing_for(gateway, clock.silence)
         if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError)):
             return errors.dropped(gateway, detail)
         return errors.failed(gateway, type(error).__name__, detail)

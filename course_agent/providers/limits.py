@@ -1,9 +1,10 @@
 """The caps on what a gateway may make this process hold, and the readers that enforce them.
 
 A compressed body is unpacked step by step, never more than UNPACK_STEP at once, so a gzip bomb
-is cut on its unpacked size; an error body is read to MAX_ERROR_BODY; one turn's text and one
-call's arguments have caps of their own (sse.MAX_LINE caps one line). Deliberately not handled:
-brotli and zstd (this client does not ask for them), raw deflate without its zlib header.
+is cut on its unpacked size (member after member; bytes that are no member are refused); an
+error body is read to MAX_ERROR_BODY; one turn's text, one call's arguments, the number of calls
+and all that one turn holds have caps of their own (sse.MAX_LINE caps one line). Deliberately not
+handled: brotli and zstd (this client does not ask for them), raw deflate without its header.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from . import errors
 __all__ = [
     "ACCEPT_ENCODING",
     "MAX_ARGUMENTS",
+    "MAX_CALLS_HELD",
     "MAX_ERROR_BODY",
     "MAX_TEXT",
+    "MAX_TURN",
     "UNPACK_STEP",
     "bounded",
     "unpacked",
@@ -33,6 +36,12 @@ MAX_TEXT = 1 << 20
 # Characters of arguments for one call: the tools' own arguments are capped at a few thousand;
 # a tool that writes files would take whole files, and 1 MB is a 25,000-line file.
 MAX_ARGUMENTS = 1 << 20
+# Calls one turn may open: models make 1 to 5, and loop.MAX_CALLS (32) run; each is held until
+# the turn ends and goes back in every later request (with its result, about 300 bytes).
+MAX_CALLS_HELD = 1024
+# Characters one turn holds in all: its text and each call's id, name and arguments. Room for a
+# turn of text at MAX_TEXT beside three calls at MAX_ARGUMENTS.
+MAX_TURN = 4 << 20
 UNPACK_STEP = 64 << 10  # bytes one step of unpacking may make
 ACCEPT_ENCODING = "gzip, deflate"  # what the client asks for, and so all it will unpack
 
@@ -60,6 +69,11 @@ def unpacked(
                 except zlib.error as error:
                     raise GatewayError(errors.cannot_unpack(gateway, coding, str(error))) from None
                 chunk = unpack.unconsumed_tail
+                if unpack.eof:
+                    # What follows the end is the next gzip member (RFC 1952), or is refused by
+                    # a fresh decompressor: the old one would keep it all in `unused_data`.
+                    chunk = unpack.unused_data + chunk
+                    unpack = zlib.decompressobj(32 + zlib.MAX_WBITS)
             if left is not None:
                 piece, left = piece[:left], left - len(piece)
             if piece:
@@ -79,22 +93,36 @@ def without_partial_secret(text: str, secrets: Sequence[str]) -> str:
 
 
 def bounded(events: Iterable[ModelEvent], gateway: str) -> Iterator[ModelEvent]:
-    """`events`, stopped with a GatewayError when one turn's text passes MAX_TEXT or one call's
-    arguments pass MAX_ARGUMENTS. A call is told apart as the accumulator does: by its index, else
-    by its id, else it continues the last one."""
-    text = 0
-    arguments: dict[Hashable, int] = {}  # call -> characters of arguments so far
+    """`events`, stopped with a GatewayError at the first cap passed: one turn's text (MAX_TEXT),
+    one call's arguments (MAX_ARGUMENTS), the number of calls (MAX_CALLS_HELD), or all one turn
+    holds (MAX_TURN). A call is told apart as the accumulator does: by its index, else by its id,
+    else it continues the last one; like the accumulator, only its latest id and name are held."""
+    text = held = 0  # characters of text; characters the loop and the accumulator hold
+    calls: dict[Hashable, list[int]] = {}  # call -> [arguments, len(id), len(name)] so far
     last: Hashable = None
     for event in events:
         if isinstance(event, TextDelta):
             text += len(event.text)
+            held += len(event.text)
             if text > MAX_TEXT:
                 raise GatewayError(errors.too_much_text(gateway, MAX_TEXT))
         elif isinstance(event, ToolCallDelta):
             call = event.index if event.index is not None else event.id or last
             last = call
+            sizes = calls.get(call)
+            if sizes is None:
+                if len(calls) == MAX_CALLS_HELD:
+                    raise GatewayError(errors.too_many_calls(gateway, MAX_CALLS_HELD))
+                sizes = calls[call] = [0, 0, 0]
             if event.args_delta:
-                arguments[call] = arguments.get(call, 0) + len(event.args_delta)
-                if arguments[call] > MAX_ARGUMENTS:
+                sizes[0] += len(event.args_delta)
+                held += len(event.args_delta)
+                if sizes[0] > MAX_ARGUMENTS:
                     raise GatewayError(errors.too_many_arguments(gateway, MAX_ARGUMENTS))
+            for slot, value in ((1, event.id), (2, event.name)):
+                if value:  # replaces the one held before: "" and None leave it as it was
+                    held += len(value) - sizes[slot]
+                    sizes[slot] = len(value)
+        if held > MAX_TURN:
+            raise GatewayError(errors.too_much_in_turn(gateway, MAX_TURN))
         yield event

@@ -14,7 +14,15 @@ from typing import Any
 from ..protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from ..sse import iter_sse
 from . import errors
-from .contract import BrokenChunk, index_field, list_field, object_field, text_field
+from .contract import (
+    BrokenChunk,
+    BrokenJson,
+    index_field,
+    json_value,
+    list_field,
+    object_field,
+    text_field,
+)
 
 __all__ = ["events_from_chunk", "events_from_lines"]
 
@@ -61,7 +69,10 @@ def _arguments_text(arguments: Any) -> str | None:
     """Arguments are a JSON *string* fragment; a few gateways send the parsed object instead."""
     if arguments is None or isinstance(arguments, str):
         return arguments
-    return json.dumps(arguments, ensure_ascii=False)
+    try:
+        return json.dumps(arguments, ensure_ascii=False)
+    except RecursionError:  # read at the edge of the stack, one level too deep to write back
+        raise BrokenChunk("a tool call's arguments are nested too deeply") from None
 
 
 def events_from_lines(
@@ -79,8 +90,8 @@ def events_from_lines(
         if sse.data == "[DONE]":
             return
         try:
-            payload = json.loads(sse.data)
-        except json.JSONDecodeError:
+            payload = json_value(sse.data)
+        except BrokenJson:
             raise errors.BrokenStream(errors.not_json(gateway, sse.data, secrets)) from None
         if sse.event == "error" or (isinstance(payload, dict) and payload.get("error")):
             raise GatewayError(errors.midstream(gateway, payload, secrets))

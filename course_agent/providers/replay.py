@@ -4,7 +4,8 @@ A recording is JSON Lines, one object per call to `HttpModel.stream()`:
     {"request": {"gateway": URL, "model": NAME, "n_messages": N}, "status": 200, "lines": [...]}
 where "lines" are the response body's lines as received, without line endings, every form of the
 API key replaced by "[redacted]". A retried response is not kept, only the one that counted; nor is
-a redirect. Deliberately not handled: matching a replayed response to the request (played in order).
+a redirect. A replay reads at most MAX_RECORDING characters, and one response records no more.
+Deliberately not handled: matching a replayed response to the request (played in order).
 """
 
 from __future__ import annotations
@@ -16,14 +17,20 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from ..protocol import GatewayError, ModelEvent
-from ..redaction import redact
 from ..sse import TooLong
 from . import errors
+from .contract import BrokenJson, json_value
 from .limits import bounded
 from .openai_wire import OPENAI
 from .wire import WireFormat
 
-__all__ = ["RecordedResponse", "ReplayModel", "read_recording"]
+__all__ = ["MAX_RECORDING", "RecordedResponse", "ReplayModel", "read_recording", "recorded_lines"]
+
+# Characters of a recording a replay reads, and of one response a recording keeps: a session's
+# recording is tens of KB, and an answer of 100,000 tokens, one chunk of about 150 characters
+# each, is 15 MB. Kept as text until played, a 16 MB recording of 31-character responses took
+# 46 MB of memory (parsed all at once: 225 MB).
+MAX_RECORDING = 16 << 20
 
 
 class RecordedResponse:
@@ -39,9 +46,11 @@ class RecordedResponse:
         secrets: Sequence[str],
     ) -> None:
         self.target, self.secrets = target, secrets
+        self.gateway = request.get("gateway", "")
         self.head = json.dumps({"request": request, "status": status})[:-1] + ', "lines": ['
         self.file: TextIO | None = None
         self.count = 0
+        self.size = len(self.head)  # characters written so far
 
     def __enter__(self) -> RecordedResponse:
         if isinstance(self.target, (str, Path)):
@@ -58,7 +67,11 @@ class RecordedResponse:
         return self.file if self.file is not None else self.target  # type: ignore[return-value]
 
     def add(self, line: str) -> None:
-        text = json.dumps(redact(line, self.secrets), ensure_ascii=False)
+        """Write one more line; a GatewayError instead once the response would pass the cap."""
+        text = json.dumps(errors.without_secrets(line, self.secrets), ensure_ascii=False)
+        self.size += len(text) + 2
+        if self.size > MAX_RECORDING - 3:  # room for the closing `]}\n`
+            raise GatewayError(errors.too_long_recording(self.gateway, MAX_RECORDING))
         self.sink.write(f", {text}" if self.count else text)
         self.count += 1
 
@@ -75,28 +88,58 @@ class RecordedResponse:
 
 
 def read_recording(path: Path) -> list[dict[str, Any]]:
-    """The recorded responses in order; a GatewayError naming the line if one is malformed."""
+    """The recorded responses in order; a GatewayError naming the line if one is malformed, or if
+    the file holds more than MAX_RECORDING characters (never read past them) or is not UTF-8."""
+    return [_recorded_response(line, f"recording {path}") for line in recorded_lines(path)]
+
+
+def recorded_lines(path: Path) -> list[str]:
+    """The line of each response, checked as read_recording checks them, then kept as text: each
+    is parsed again when played (see MAX_RECORDING for what parsing them all at once cost)."""
+    lines: list[str] = []
+    left, number = MAX_RECORDING, 0
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8") as file:
+            while line := file.readline(left + 1):  # a line of a gigabyte is read to the cap
+                number += 1
+                left -= len(line)
+                if left < 0:
+                    raise GatewayError(
+                        f"recording {path} holds more than {errors.size(MAX_RECORDING)}, the "
+                        "most a replay reads; record a shorter session"
+                    )
+                if line.strip():
+                    _recorded_response(line, f"recording {path} line {number}")
+                    lines.append(line)
     except OSError as error:
         raise GatewayError(
             f"cannot read recording {path} ({error.strerror}); "
             "make one with --record FILE (or HttpModel(..., record=path))"
         ) from None
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            if not isinstance(record.get("status"), int) or not isinstance(record["lines"], list):
-                raise TypeError
-        except (json.JSONDecodeError, AttributeError, KeyError, TypeError):
-            raise GatewayError(
-                f"recording {path} line {number} is not a recorded response; record it again"
-            ) from None
-        records.append(record)
-    return records
+    except UnicodeDecodeError:
+        raise GatewayError(
+            f"recording {path} is not UTF-8 text (line {number + 1}); record it again"
+        ) from None
+    return lines
+
+
+def _recorded_response(line: str, where: str) -> dict[str, Any]:
+    """One line of a recording, checked to be of the shape stream() plays, field by field."""
+    try:
+        record = json_value(line)
+    except BrokenJson:
+        record = None
+    request = record.get("request", {}) if isinstance(record, dict) else None
+    if not (
+        isinstance(record, dict)
+        and type(record.get("status")) is int
+        and isinstance(record.get("lines"), list)
+        and all(isinstance(text, str) for text in record["lines"])
+        and isinstance(request, dict)
+        and all(isinstance(request.get(name, ""), str) for name in ("gateway", "model"))
+    ):
+        raise GatewayError(f"{where} is not a recorded response; record it again")
+    return record
 
 
 class ReplayModel:
@@ -109,7 +152,7 @@ class ReplayModel:
     def __init__(self, path: Path | str, wire: WireFormat = OPENAI) -> None:
         self.path = Path(path)
         self.wire = wire
-        self.records = read_recording(self.path)
+        self.records = recorded_lines(self.path)
         self.played = 0
         self.label = f"replay of {self.path.name}"
 
@@ -124,7 +167,8 @@ class ReplayModel:
                 f"recording {self.path} holds {len(self.records)} responses and all were played; "
                 "record the session again"
             )
-        record = self.records[self.played]
+        where = f"recording {self.path} response {self.played + 1}"
+        record = _recorded_response(self.records[self.played], where)
         self.played += 1
         request = record.get("request", {})
         gateway = request.get("gateway", str(self.path))
