@@ -20,6 +20,7 @@ from pathlib import Path
 
 from big_file import grep_memory_rows, read_file_rows, read_one_line_rows
 from corpus import PLANTED, build_tree, make_big_file, scratch_dir
+from first_page import first_page_rows
 from measure import gnu_time
 from report import Row, format_table
 from search import glob_rows, grep_rows
@@ -100,6 +101,7 @@ def main(argv: list[str]) -> int:
             )
             suite("grep", lambda: grep_rows(tree, args.repeat, notes))
             suite("glob", lambda: glob_rows(tree, args.repeat, notes))
+            suite("glob", lambda: first_page_rows(scratch, args.repeat, notes))
         if {"read_file", "grep_memory"} & set(args.only):
             big = make_big_file(scratch / "lines")
             one_line = None if args.quick else make_big_file(scratch / "one-line", one_line=True)

@@ -169,9 +169,14 @@ def glob_rows(tree: Tree, repeat: int, notes: list[str]) -> list[Row]:
         ]
         found = run_command(find, tree.root).count(b"\n")
         listed = run_command(files, tree.root).count(b"\n")
-        agree = "agree" if metas[-1]["matches"] == found == listed else "DISAGREE"
+        counted, exact = metas[-1]["matches"], metas[-1]["exact"]
+        if exact:
+            agree = "they agree" if counted == found == listed else "they DISAGREE"
+        else:  # a bound: at most the true count, which the peers agree on
+            agree = "a true lower bound" if counted <= found == listed else "NOT a lower bound"
         notes.append(
-            f"glob {arguments['pattern']}: ours counts {metas[-1]['matches']:,} matches; "
-            f"find prints {found:,}, rg --files {listed:,}: they {agree}"
+            f"glob {arguments['pattern']}: ours counts {counted:,} matches"
+            f"{'' if exact else ' (walk budget reached)'}; find prints {found:,}, "
+            f"rg --files {listed:,}: {agree}"
         )
     return rows

@@ -354,6 +354,18 @@ def test_an_empty_result_counts_the_tree_within_the_budget(tmp_path: Path) -> No
     assert glob(tmp_path, "*.md") == "no files match *.md (the working directory holds 300 files)"
 
 
+def test_the_default_budget_stops_a_count_at_5000_entries(tmp_path: Path) -> None:
+    # 51 folders of 100 files: 5,151 entries, past the default budget, which the README states.
+    make_tree(tmp_path, [f"d{n // 100:02d}/f{n % 100:02d}.txt" for n in range(5100)])
+    assert glob_module.WALK_BUDGET == 5_000
+    result = run_glob(GlobArgs(pattern="**/*.txt"), ToolContext(tmp_path))
+    assert result.meta["exact"] is False and result.meta["shown"] == 200
+    assert result.content.split("\n")[-1] == (
+        f"(at least {result.meta['matches'] - 200} more withheld; counting stopped after 5000 "
+        "entries walked; narrow the pattern or raise limit)"
+    )
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
