@@ -11,9 +11,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ imports these
-    from .accumulator import ToolCallAccumulator
-    from .loop import check_transcript, run_agent
-    from .protocol import (
+    from course_agent.accumulator import ToolCallAccumulator
+    from course_agent.loop import check_transcript, run_agent
+    from course_agent.protocol import (
         AgentStopped,
         Finish,
         GatewayError,
@@ -29,9 +29,9 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time __getattr__ impo
         ToolStarted,
         TurnStarted,
     )
-    from .registry import ToolRegistry, default_registry, execute_call
-    from .selftest import run_selftest
-    from .truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
+    from course_agent.registry import ToolRegistry, default_registry, execute_call
+    from course_agent.selftest.lab import run_selftest
+    from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
 __all__ = [
     "HEAD_RATIO",
@@ -83,7 +83,7 @@ _EXPORTS = {
         "TurnStarted",
     ],
     "registry": ["ToolRegistry", "default_registry", "execute_call"],
-    "selftest": ["run_selftest"],
+    "selftest.lab": ["run_selftest"],
     "truncate": ["HEAD_RATIO", "MAX_RESULT_CHARS", "truncate_result"],
 }
 _HOMES = {name: module for module, names in _EXPORTS.items() for name in names}
@@ -125,7 +125,7 @@ def load_ipython_extension(ipython: Any) -> None:
     An older IPython, whose lazy magics stay unlisted until used, gets them registered at once.
     """
     if not _lazy_magics_listed():
-        from .notebook.magics import register
+        from course_agent.notebook.magics import register
 
         register(ipython)
         return

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .pieces import Pieces
-from .protocol import ToolCall, ToolCallDelta
+from course_agent.protocol import ToolCall, ToolCallDelta
+from course_agent.safety.pieces import Pieces
 
 __all__ = ["PartialCall", "ToolCallAccumulator"]
 

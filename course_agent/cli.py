@@ -13,15 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from .lab.grade import main_grade
-from .lab.release import main_lab
-from .loop import run_agent
-from .protocol import GatewayError
-from .registry import default_registry
-from .render.terminal import print_events, printable
-from .sandbox import QUESTION
-from .selftest import run_selftest
-from .settings import (
+from course_agent.app.settings import (
     REQUEST_TIMEOUT_VARIABLE,
     TIMEOUT_VARIABLE,
     add_model_options,
@@ -29,6 +21,14 @@ from .settings import (
     env_flag,
     read_environment,
 )
+from course_agent.lab.grade import main_grade
+from course_agent.lab.release import main_lab
+from course_agent.loop import run_agent
+from course_agent.offline.repository import QUESTION
+from course_agent.protocol import GatewayError
+from course_agent.registry import default_registry
+from course_agent.render.terminal import print_events, printable
+from course_agent.selftest.lab import run_selftest
 
 __all__ = ["build_parser", "main"]
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
-from .accumulator import ToolCallAccumulator
-from .pieces import Pieces
-from .protocol import (
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.protocol import (
     AgentEvent,
     AgentStopped,
     Finish,
@@ -26,7 +25,8 @@ from .protocol import (
     ToolStarted,
     TurnStarted,
 )
-from .registry import ToolRegistry
+from course_agent.registry import ToolRegistry
+from course_agent.safety.pieces import Pieces
 
 __all__ = [
     "MAX_CALLS",

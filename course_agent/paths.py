@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .protocol import ToolError
+from course_agent.protocol import ToolError
 
 __all__ = ["MAX_PATH_CHARS", "is_inside", "open_directory_inside", "open_inside", "resolve_inside"]
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
-from .redaction import redact, redact_cut
-from .tools import GLOB_TOOL, GREP_TOOL, READ_FILE_TOOL
-from .truncate import truncate_result
+from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.safety.redaction import redact, redact_cut
+from course_agent.tools import GLOB_TOOL, GREP_TOOL, READ_FILE_TOOL
+from course_agent.truncate import truncate_result
 
 __all__ = [
     "MAX_ARGUMENTS_CHARS",

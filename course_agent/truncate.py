@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .protocol import ToolResult
+from course_agent.protocol import ToolResult
 
 __all__ = ["HEAD_RATIO", "MAX_RESULT_CHARS", "truncate_result"]
 

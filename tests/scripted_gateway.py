@@ -12,7 +12,7 @@ from typing import Any
 
 from gateway import Gateway, Received, Reply, sse_reply
 
-from course_agent.providers.scripted import ScriptedModel, estimate_tokens
+from course_agent.offline.scripted import ScriptedModel, estimate_tokens
 
 __all__ = ["ScriptedGateway", "openai_messages"]
 

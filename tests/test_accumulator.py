@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 import course_agent.accumulator as accumulator_module
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import ToolCall, ToolCallDelta
+from course_agent.providers.gateway.sse import split_lines
 from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
-from course_agent.sse import split_lines
 
 
 def merge(*deltas: ToolCallDelta) -> list[ToolCall]:

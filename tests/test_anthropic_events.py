@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.loop import run_agent
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel, Step
 from course_agent.protocol import (
     AgentEvent,
     AgentStopped,
@@ -24,9 +26,7 @@ from course_agent.protocol import (
     ToolStarted,
 )
 from course_agent.providers.anthropic_events import events_from_event, events_from_lines
-from course_agent.providers.scripted import ScriptedModel, Step
 from course_agent.registry import default_registry
-from course_agent.sandbox import QUESTION, build_sandbox
 
 
 def start(index: int, block: dict[str, Any]) -> dict[str, Any]:

@@ -4,15 +4,15 @@ from typing import Any
 import pytest
 
 from course_agent.loop import run_agent
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolContext
 from course_agent.providers.anthropic_messages import (
     tool_input,
     translate_messages,
     translate_tools,
 )
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
-from course_agent.sandbox import QUESTION, build_sandbox
 
 
 def call(call_id: str, name: str, arguments: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from gateway import (
 from pydantic import BaseModel
 from turns import Turn, merged
 
+from course_agent.app.settings import choose
 from course_agent.loop import SYSTEM_PROMPT, run_agent
 from course_agent.protocol import (
     AgentStopped,
@@ -32,7 +33,6 @@ from course_agent.providers.anthropic_wire import ANTHROPIC, ANTHROPIC_VERSION, 
 from course_agent.providers.http import HttpModel
 from course_agent.providers.replay import ReplayModel
 from course_agent.registry import ToolRegistry, default_registry
-from course_agent.settings import choose
 
 KEY = "sk-ant-test-SECRET-1234567890abcdef"
 QUESTION = [{"role": "user", "content": "What is the weather in Paris?"}]

@@ -13,6 +13,8 @@ from course_agent.notebook.cards.fragments import FragmentLog
 from course_agent.notebook.cards.show import INTERRUPTED
 from course_agent.notebook.cards.static import ARGS_CHARS, BODY_ARGS_CHARS
 from course_agent.notebook.saving import SAVE_STATIC, WIDGET_VIEW
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import (
     AgentStopped,
     TextDelta,
@@ -23,10 +25,8 @@ from course_agent.protocol import (
     ToolStarted,
     TurnStarted,
 )
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
 from course_agent.render.terminal import card_line
-from course_agent.sandbox import QUESTION, build_sandbox
 
 CALL = ToolCall("call_1", "read_file", '{"path":"src/calc.js"}')
 RESULTS = {

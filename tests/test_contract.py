@@ -2,7 +2,7 @@
 
 import pytest
 
-from course_agent.providers.contract import (
+from course_agent.providers.gateway.contract import (
     BrokenChunk,
     BrokenJson,
     index_field,

@@ -2,11 +2,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.loop import run_agent
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolContext
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
 from course_agent.render.cost import KINDS, cost_lines, message_chars, request_costs
-from course_agent.sandbox import QUESTION, build_sandbox
 
 SYSTEM = {"role": "system", "content": "be brief"}  # 8 chars
 USER = {"role": "user", "content": "why red?"}  # 8 chars

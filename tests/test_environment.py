@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from course_agent.environment import DOTENV_MAX_BYTES, Environment, read_environment
+from course_agent.app.environment import DOTENV_MAX_BYTES, Environment, read_environment
 
 KEY = "sk-test-ENVIRONMENT-0123456789-never-shown"
 FILE_KEY = "sk-test-FROM-DOTENV-0123456789"

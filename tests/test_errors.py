@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.providers import errors
 from course_agent.providers.anthropic_wire import ANTHROPIC
+from course_agent.providers.gateway import errors
 from course_agent.providers.openai_wire import OPENAI
 
 GATEWAY = "https://gateway.example/v1"

@@ -10,7 +10,7 @@ from IPython.utils.capture import capture_output
 from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import check_transcript
-from course_agent.sandbox import QUESTION, build_sandbox
+from course_agent.offline.repository import QUESTION, build_sandbox
 
 KEY = "sk-test-FAULTS-0123456789-never-shown"
 CHUNK = 'data: {"choices": [{"index": 0, "delta": {"content": "Lo"}, "finish_reason": null}]}\n\n'

@@ -12,9 +12,9 @@ from course_agent.notebook.cards.fragments import (
     slot_order,
 )
 from course_agent.notebook.fragments_demo import recorded_fragments
+from course_agent.offline.repository import QUESTION
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolCallDelta
-from course_agent.providers.scripted import ScriptedModel
-from course_agent.sandbox import QUESTION
 
 
 def piece(text: str, index: int | None = 0) -> ToolCallDelta:

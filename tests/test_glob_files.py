@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from course_agent.protocol import ToolContext, ToolError
 from course_agent.tools import glob_files as glob_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
-from course_agent.tools.walk import SKIP_DIRS, Walk, show_path, walk_files
+from course_agent.tools.guards.walk import SKIP_DIRS, Walk, show_path, walk_files
 
 
 def make_tree(root: Path, files: list[str]) -> Path:

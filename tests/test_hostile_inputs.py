@@ -21,8 +21,8 @@ import course_agent
 from course_agent.protocol import ToolCall, ToolContext, ToolResult
 from course_agent.registry import default_registry
 from course_agent.tools import grep_files
-from course_agent.tools import walk as walk_module
 from course_agent.tools.grep_files import find_rg
+from course_agent.tools.guards import walk as walk_module
 
 SECRET = "TOP-SECRET-VALUE"
 MEMORY_BOUND_MB = 200  # generous: a bound on what a tree can make us hold, not a benchmark

@@ -35,19 +35,19 @@ from course_agent.loop import run_agent
 from course_agent.protocol import AgentStopped, GatewayError, ToolCallDelta, ToolContext
 from course_agent.providers import http as http_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
-from course_agent.providers.http import HttpModel
-from course_agent.providers.limits import (
+from course_agent.providers.gateway.limits import (
     MAX_ARGUMENTS,
     MAX_CALLS_HELD,
     MAX_ERROR_BODY,
     MAX_TEXT,
     MAX_TURN,
 )
+from course_agent.providers.gateway.retries import MAX_RETRY_WAIT
+from course_agent.providers.gateway.sse import MAX_LINE
+from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
-from course_agent.providers.retries import MAX_RETRY_WAIT
 from course_agent.providers.wire import WireFormat
 from course_agent.registry import default_registry
-from course_agent.sse import MAX_LINE
 
 
 def make(base_url: str, key: str, wire: WireFormat = OPENAI, **options: Any) -> HttpModel:

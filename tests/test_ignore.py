@@ -16,12 +16,12 @@ from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext
 from course_agent.tools import grep_files as grep_module
-from course_agent.tools import ignore as ignore_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
-from course_agent.tools.ignore import MAX_IGNORE_FILE, IgnoreFile
-from course_agent.tools.keyfiles import is_key_file
-from course_agent.tools.walk import SKIP_DIRS, Visibility, Walk
+from course_agent.tools.guards import ignore as ignore_module
+from course_agent.tools.guards.ignore import MAX_IGNORE_FILE, IgnoreFile
+from course_agent.tools.guards.keyfiles import is_key_file
+from course_agent.tools.guards.walk import SKIP_DIRS, Visibility, Walk
 
 RG = find_rg()
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep is not installed")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from course_agent.tools.keyfiles import KEY_FILES, is_key_file, refusal
+from course_agent.tools.guards.keyfiles import KEY_FILES, is_key_file, refusal
 
 
 @pytest.mark.parametrize(

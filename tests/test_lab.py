@@ -27,7 +27,7 @@ from course_agent import (
     truncate_result,
 )
 from course_agent.lab.release import CODE_STUB
-from course_agent.sandbox import build_sandbox
+from course_agent.offline.repository import build_sandbox
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "labs" / "source" / "day03-lab.ipynb"

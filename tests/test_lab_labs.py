@@ -9,8 +9,8 @@ from extension_lab import RELEASE as EXTENSIONS
 from lab_class import RELEASE as MAIN
 
 from course_agent.lab.labs import LABS, detect_lab, find_lab
-from course_agent.selftest import run_selftest
-from course_agent.selftest_extensions import run_extensions_selftest
+from course_agent.selftest.extensions import run_extensions_selftest
+from course_agent.selftest.lab import run_selftest
 
 
 def test_each_lab_has_its_release_self_test_and_exercises() -> None:

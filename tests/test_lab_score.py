@@ -29,7 +29,7 @@ from course_agent.lab.score import (
     score_lab,
     score_namespace,
 )
-from course_agent.selftest import Check, SelftestReport
+from course_agent.selftest.lab import Check, SelftestReport
 
 NAMES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
 
@@ -394,7 +394,7 @@ EXTENSION_CHEATS = {
     ),
     "the self-test's own repair": (
         5,
-        "from course_agent.selftest_turns import repaired as repair_transcript",
+        "from course_agent.selftest.turns import repaired as repair_transcript",
         "exercise 5 imports repair_transcript from course_agent",
     ),
 }

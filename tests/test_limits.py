@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.protocol import GatewayError, TextDelta, ToolCallDelta
-from course_agent.providers.limits import (
+from course_agent.providers.gateway.limits import (
     MAX_ARGUMENTS,
     MAX_CALLS_HELD,
     MAX_ERROR_BODY,
@@ -20,7 +20,7 @@ from course_agent.providers.limits import (
     unpacked,
     without_partial_secret,
 )
-from course_agent.redaction import REDACTED, redact
+from course_agent.safety.redaction import REDACTED, redact
 
 GATEWAY = "https://gateway.example/v1"
 MB = 1 << 20

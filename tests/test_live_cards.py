@@ -10,10 +10,10 @@ from course_agent.notebook.cards import LiveCards, show_events
 from course_agent.notebook.cards.fragments import FragmentLog
 from course_agent.notebook.cards.live import MAX_REPLAYS, LiveCard
 from course_agent.notebook.saving import SAVE_STATIC, WIDGET_VIEW
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolCall, ToolContext, ToolResult
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
-from course_agent.sandbox import QUESTION, build_sandbox
 
 
 @pytest.fixture

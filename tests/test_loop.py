@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.loop import MAX_CALLS, TOO_MANY_CALLS, check_transcript, run_agent
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import (
     AgentStopped,
     Finish,
@@ -21,9 +23,7 @@ from course_agent.protocol import (
 )
 from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
-from course_agent.sandbox import QUESTION, build_sandbox
 
 
 class ListModel:

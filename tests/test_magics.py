@@ -21,10 +21,10 @@ from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import check_transcript
 from course_agent.notebook.saving import SAVE_STATIC
+from course_agent.offline.repository import QUESTION, build_sandbox
 from course_agent.registry import default_registry
 from course_agent.render.cost import cost_lines, request_costs
-from course_agent.sandbox import QUESTION, build_sandbox
-from course_agent.selftest import run_selftest
+from course_agent.selftest.lab import run_selftest
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = Path(__file__).parent / "notebooks"
@@ -403,7 +403,7 @@ def test_agent_cost_shows_the_figures_of_the_conversation(shell):
 def test_the_core_imports_no_face():
     code = (
         "import sys, course_agent, course_agent.cli, course_agent.render.cost, "
-        "course_agent.settings, course_agent.selftest\n"
+        "course_agent.app.settings, course_agent.selftest.lab\n"
         "faces = sorted(m for m in sys.modules if m.split('.')[0] in ('IPython', 'ipywidgets'))\n"
         "print(faces)"
     )

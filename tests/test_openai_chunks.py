@@ -4,8 +4,8 @@ from typing import Any
 import pytest
 
 from course_agent.protocol import Finish, GatewayError, TextDelta, ToolCallDelta
-from course_agent.providers.contract import BrokenChunk
-from course_agent.providers.errors import error_summary
+from course_agent.providers.gateway.contract import BrokenChunk
+from course_agent.providers.gateway.errors import error_summary
 from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
 
 

@@ -14,6 +14,7 @@ from gateway import (
 )
 from turns import Turn, merged
 
+from course_agent.app.settings import choose
 from course_agent.protocol import (
     GatewayError,
     ModelEvent,
@@ -23,7 +24,6 @@ from course_agent.protocol import (
 from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.replay import ReplayModel
-from course_agent.settings import choose
 
 KEY = "sk-test-SECRET-1234567890abcdef"
 QUESTION = [{"role": "user", "content": "Why is the test red?"}]

@@ -1,9 +1,9 @@
 import pytest
 
 from course_agent.notebook.pace import DEFAULT_PACE, MAX_PACE, PACE_VARIABLE, choose_pace, paced
+from course_agent.offline.repository import QUESTION
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import TextDelta, ToolCallDelta
-from course_agent.providers.scripted import ScriptedModel
-from course_agent.sandbox import QUESTION
 
 MESSAGES = [{"role": "user", "content": QUESTION}]
 

@@ -5,7 +5,7 @@ import tracemalloc
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.pieces import BATCH, Pieces
+from course_agent.safety.pieces import BATCH, Pieces
 
 
 @given(st.lists(st.text(max_size=5), max_size=3 * BATCH))

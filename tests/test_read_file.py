@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
 from course_agent.tools import read_file as module
-from course_agent.tools import textfile
+from course_agent.tools.guards import textfile
 from course_agent.tools.read_file import ReadFileArgs, run_read_file
 
 CALC_JS = """\

@@ -11,7 +11,7 @@ import pytest
 from IPython.utils.capture import capture_output
 from scripted_gateway import ScriptedGateway
 
-from course_agent.sandbox import QUESTION, build_sandbox
+from course_agent.offline.repository import QUESTION, build_sandbox
 
 KEY = "sk-test-RECORD-0123456789-never-saved"
 KEYS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}

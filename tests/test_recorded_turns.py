@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from course_agent.recorded_turns import RECORDINGS, STREAMS, offline_stop_with_call, recorded_turns
+from course_agent.offline.recorded_turns import (
+    RECORDINGS,
+    STREAMS,
+    offline_stop_with_call,
+    recorded_turns,
+)
 
 TESTS_STREAMS = Path(__file__).resolve().parent / "data" / "streams"
 

@@ -7,7 +7,7 @@ from urllib.parse import quote, quote_plus
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.redaction import REDACTED, StreamRedactor, redact, redact_cut
+from course_agent.safety.redaction import REDACTED, StreamRedactor, redact, redact_cut
 
 
 def test_short_key_is_cut_even_inside_a_word() -> None:
@@ -132,3 +132,17 @@ def test_what_could_start_a_key_is_held_until_the_next_piece() -> None:
     assert stream.feed("ond thing") == "sk-second thing"
     assert stream.feed(" sk-secret-1") == " "
     assert stream.feed("23.") == f"{REDACTED}."
+
+
+def test_remembered_secrets_are_known_longest_first_and_empty_ones_ignored():
+    from course_agent.safety import redaction
+
+    before = set(redaction._KNOWN)
+    try:
+        redaction.remember_secrets(["sk-short-0123", "", "sk-short-0123-and-longer"])
+        known = redaction.known_secrets()
+        assert known.index("sk-short-0123-and-longer") < known.index("sk-short-0123")
+        assert "" not in known
+    finally:
+        redaction._KNOWN.clear()
+        redaction._KNOWN.update(before)

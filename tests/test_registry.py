@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
 
+from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
 from course_agent.registry import ToolRegistry, default_registry, describe_parameters, execute_call
-from course_agent.sandbox import build_sandbox
 
 # The model-facing JSON of the three tools, pinned: a change here is a change to every prompt.
 EXPECTED_TOOLS = [

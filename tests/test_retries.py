@@ -5,7 +5,7 @@ The retries themselves, over loopback HTTP, are in test_http.py.
 
 import pytest
 
-from course_agent.providers.retries import (
+from course_agent.providers.gateway.retries import (
     MAX_RETRIES,
     MAX_RETRY_WAIT,
     RETRY_STATUSES,

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from turns import merged
 
+from course_agent.offline.scripted_anthropic import message_events
 from course_agent.providers.anthropic_events import events_from_event
-from course_agent.providers.scripted_anthropic import message_events
 
 SDK_EVENT = pydantic.TypeAdapter(RawMessageStreamEvent)  # the official SDK's own event type
 

@@ -19,11 +19,11 @@ from openai.types.chat import ChatCompletionChunk
 from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import run_agent
+from course_agent.offline.repository import QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolContext
 from course_agent.providers.anthropic_messages import translate_messages, translate_tools
-from course_agent.providers.scripted import ScriptedModel
 from course_agent.registry import default_registry
-from course_agent.sandbox import QUESTION, build_sandbox
 
 KEY = "sk-test-sdk-client"
 SCRIPTS = [None, "bad_args"]

@@ -19,11 +19,11 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 import course_agent
+from course_agent.app.settings import choose
 from course_agent.protocol import GatewayError
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
-from course_agent.settings import choose
 
 KEY = "sk-test-SECRETS-0123456789-must-not-show"
 QUESTION = [{"role": "user", "content": "hi"}]

@@ -14,7 +14,7 @@ import pytest
 from wrong_implementations import ALTERNATIVES, BEYOND_THE_LAB, CHEATS, RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
-from course_agent.selftest import SEED, Check, SelftestReport, run_selftest
+from course_agent.selftest.lab import SEED, Check, SelftestReport, run_selftest
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 EXERCISES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
@@ -350,7 +350,7 @@ def test_a_missing_index_is_beyond_the_lab_so_the_self_test_does_not_ask_for_it(
 # back when the same cases come again, a wrong answer for anything else. Its truncate_result
 # names nothing of the package (only a dict), so the grader's origin check passes it too.
 REPLAY = """
-import course_agent.selftest as _selftest
+import course_agent.selftest.lab as _selftest
 from course_agent import truncate_result as _package
 
 _answers = {}

@@ -10,8 +10,8 @@ import pytest
 
 from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolError
-from course_agent.selftest_boundary import CASES, boundary_cases, build_tree, check_boundary
-from course_agent.selftest_judge import CheckFailed
+from course_agent.selftest.boundary import CASES, boundary_cases, build_tree, check_boundary
+from course_agent.selftest.judge import CheckFailed
 
 
 def judged(root: Path, path: str) -> bool:

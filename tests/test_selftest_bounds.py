@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from extension_lab import namespace, solved
 
-from course_agent.selftest_bounds import check_glob_page, check_grep_page, glob_cases, grep_cases
-from course_agent.selftest_judge import CheckFailed
+from course_agent.selftest.bounds import check_glob_page, check_grep_page, glob_cases, grep_cases
+from course_agent.selftest.judge import CheckFailed
 
 
 @pytest.fixture(scope="module")

@@ -13,17 +13,17 @@ from extension_lab import namespace, solved
 from pydantic import BaseModel, Field
 
 from course_agent.loop import check_transcript, run_agent
+from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import AgentStopped, ToolContext, ToolDef, ToolFinished
 from course_agent.registry import ToolRegistry, default_registry
-from course_agent.sandbox import build_sandbox
-from course_agent.selftest_design import (
+from course_agent.selftest.design import (
     LIST_QUESTION,
     AddedToolScript,
     check_design,
     check_wired,
     made_tool,
 )
-from course_agent.selftest_judge import CheckFailed
+from course_agent.selftest.judge import CheckFailed
 from course_agent.tools.list_dir import run_list_dir
 
 

@@ -14,9 +14,9 @@ import pytest
 from extension_lab import WRONG, namespace, solution, solved
 
 from course_agent.lab.score import score_lab
-from course_agent.selftest import SEED
-from course_agent.selftest_extensions import CHECKS, EXTENSION_NAMES, run_extensions_selftest
-from course_agent.selftest_judge import CheckFailed
+from course_agent.selftest.extensions import CHECKS, EXTENSION_NAMES, run_extensions_selftest
+from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.lab import SEED
 
 LAB = "day03-extensions"
 LONGEST_LINE = 320  # two lines of a narrow terminal, at most: a failure says what to fix, briefly

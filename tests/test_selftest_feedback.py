@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_agent import ToolContext, execute_call
-from course_agent.sandbox import build_sandbox
-from course_agent.selftest import SEED
-from course_agent.selftest_feedback import Probes, bad_calls, check_feedback
+from course_agent.offline.repository import build_sandbox
+from course_agent.selftest.feedback import Probes, bad_calls, check_feedback
+from course_agent.selftest.lab import SEED
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from course_agent import ToolResult, truncate_result
-from course_agent.selftest_judge import (
+from course_agent.selftest.judge import (
     CheckFailed,
     Watch,
     first_of,

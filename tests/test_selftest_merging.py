@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_agent import ToolCallAccumulator
-from course_agent.selftest import SEED
-from course_agent.selftest_judge import CheckFailed
-from course_agent.selftest_merging import MergeCase, check_merging, merge_cases
+from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.lab import SEED
+from course_agent.selftest.merging import MergeCase, check_merging, merge_cases
 
 
 def drained(case: MergeCase) -> list:

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_agent import MAX_RESULT_CHARS, truncate_result
-from course_agent.selftest import SEED
-from course_agent.selftest_truncation import check_truncation, results_to_truncate
+from course_agent.selftest.lab import SEED
+from course_agent.selftest.truncation import check_truncation, results_to_truncate
 
 
 @settings(max_examples=30)

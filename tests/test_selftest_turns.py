@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.loop import check_transcript
-from course_agent.selftest_judge import CheckFailed
-from course_agent.selftest_turns import (
+from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.turns import (
     FINISHES,
     KINDS,
     check_assumption,

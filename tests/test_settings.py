@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from course_agent.app.settings import DEFAULT_BASE_URL, add_model_options, choose
 from course_agent.protocol import GatewayError
-from course_agent.settings import DEFAULT_BASE_URL, add_model_options, choose
 
 KEY = "sk-test-SETTINGS-0123456789-never-shown"
 FILE_KEY = "sk-test-FROM-DOTENV-0123456789"

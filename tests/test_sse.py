@@ -6,7 +6,13 @@ from gateway import STREAMS
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.sse import MAX_LINE, ServerSentEvent, TooLong, iter_sse, split_lines
+from course_agent.providers.gateway.sse import (
+    MAX_LINE,
+    ServerSentEvent,
+    TooLong,
+    iter_sse,
+    split_lines,
+)
 
 
 def events(text: str) -> list[ServerSentEvent]:

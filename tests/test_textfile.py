@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from course_agent.tools import textfile
-from course_agent.tools.textfile import IndexCache, LineIndex, Page, read_page
+from course_agent.tools.guards import textfile
+from course_agent.tools.guards.textfile import IndexCache, LineIndex, Page, read_page
 
 KEEP = 100
 LONG_AGO = 1_600_000_000  # an mtime well in the past: the file has settled, its count is kept

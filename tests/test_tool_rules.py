@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.registry import default_registry
-from course_agent.tool_rules import VERBS, rule_problems
+from course_agent.selftest.tool_rules import VERBS, rule_problems
 
 GOOD = {
     "type": "function",

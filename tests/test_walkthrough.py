@@ -19,11 +19,11 @@ from typing import Any
 import nbformat
 import pytest
 
+from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolResult
 from course_agent.registry import default_registry
 from course_agent.render.terminal import card_line
-from course_agent.sandbox import build_sandbox
-from course_agent.selftest import run_selftest
+from course_agent.selftest.lab import run_selftest
 from course_agent.tools import GLOB_TOOL
 from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 

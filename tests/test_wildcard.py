@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolError
-from course_agent.tools.wildcard import (
+from course_agent.tools.guards.wildcard import (
     MAX_ALTERNATIVES,
     MAX_HELD,
     MAX_PATTERN_CHARS,

@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..environment import read_environment
-from ..redaction import redact
-from ..render.terminal import printable
-from .kernel import SHORTEST_KEY, is_key_name, run_notebook
-from .labs import LABS, Lab, detect_lab, find_lab
-from .restore import restore
+from course_agent.app.environment import read_environment
+from course_agent.lab.kernel import SHORTEST_KEY, is_key_name, run_notebook
+from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
+from course_agent.lab.restore import restore
+from course_agent.render.terminal import printable
+from course_agent.safety.redaction import redact
 
 __all__ = [
     "GradeRow",
@@ -349,8 +349,8 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 
 def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: float) -> None:
-    from .feedback import write_feedback
-    from .report import ClassReport
+    from course_agent.lab.feedback import write_feedback
+    from course_agent.lab.report import ClassReport
 
     if args.csv:
         write_csv(rows, args.csv)
@@ -380,7 +380,7 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     if not paths:
         parser.error("no *.ipynb found in the folders given")
     _check_outputs(parser, args)
-    from .progress import GradeProgress
+    from course_agent.lab.progress import GradeProgress
 
     started = time.perf_counter()
     # On stderr: a bar on a terminal, a line per notebook in a CI log; stdout keeps the table.

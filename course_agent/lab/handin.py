@@ -18,8 +18,8 @@ from typing import Any
 import nbformat
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
-from .kernel import kernel_environment
-from .restore import released_path, restore
+from course_agent.lab.kernel import kernel_environment
+from course_agent.lab.restore import released_path, restore
 
 __all__ = ["ReleasedLab", "restore_collected"]
 

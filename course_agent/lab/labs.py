@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..accumulator import ToolCallAccumulator
-from ..registry import ToolRegistry, _explain_validation, default_registry, execute_call
-from ..selftest import SelftestReport, run_selftest
-from ..selftest_extensions import run_extensions_selftest
-from ..selftest_turns import repaired
-from ..tools.glob_files import run_glob
-from ..tools.grep_files import run_grep
-from ..tools.list_dir import run_list_dir
-from ..tools.read_file import run_read_file
-from ..truncate import truncate_result
-from .restore import is_locked, released_path
+from course_agent import paths
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.lab.restore import is_locked, released_path
+from course_agent.registry import ToolRegistry, _explain_validation, default_registry, execute_call
+from course_agent.selftest.extensions import run_extensions_selftest
+from course_agent.selftest.lab import SelftestReport, run_selftest
+from course_agent.selftest.turns import repaired
+from course_agent.tools.glob_files import run_glob
+from course_agent.tools.grep_files import run_grep
+from course_agent.tools.list_dir import run_list_dir
+from course_agent.tools.read_file import run_read_file
+from course_agent.truncate import truncate_result
 
 __all__ = ["LABS", "Exercise", "Lab", "detect_lab", "find_lab"]
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .restore import is_locked, released_path
+from course_agent.lab.restore import is_locked, released_path
 
 __all__ = [
     "CODE_STUB",
@@ -180,8 +180,8 @@ def execute_source(source: Path, timeout: float = 120) -> str:
     """Run the solution in a fresh kernel and store its outputs in place; returns `k/N passed`."""
     import nbformat
 
-    from .grade import run_scored
-    from .labs import LABS, detect_lab
+    from course_agent.lab.grade import run_scored
+    from course_agent.lab.labs import LABS, detect_lab
 
     nb = nbformat.read(source, as_version=4)
     # The source is named after its lab; a copy named otherwise is told by its cells.

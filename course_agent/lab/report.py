@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .grade import GradeRow, find_notebooks, grade
-from .progress import GradeProgress
+from course_agent.lab.grade import GradeRow, find_notebooks, grade
+from course_agent.lab.progress import GradeProgress
 
 __all__ = ["CheckFigures", "ClassReport", "Failure", "grade_class", "normalise", "short_names"]
 
@@ -198,13 +198,13 @@ class ClassReport:
 
     def html(self) -> str:
         """The whole page: one self-contained file, no scripts, nothing fetched."""
-        from .report_html import render_page
+        from course_agent.lab.report_html import render_page
 
         return render_page(self)
 
     def _repr_html_(self) -> str:
         """What Jupyter shows when a cell's value is this report."""
-        from .report_html import render_fragment
+        from course_agent.lab.report_html import render_fragment
 
         return render_fragment(self)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from xml.etree.ElementTree import Element, tostring
 
-from .report import NO_SCORE, short_names
+from course_agent.lab.report import NO_SCORE, short_names
 
 if TYPE_CHECKING:
-    from .report import ClassReport
+    from course_agent.lab.report import ClassReport
 
 __all__ = ["render_fragment", "render_page"]
 

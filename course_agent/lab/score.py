@@ -25,10 +25,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..registry import ToolRegistry
-from ..selftest import SelftestReport
-from .copies import copied_answer
-from .labs import LABS, Lab, find_lab
+from course_agent.lab.copies import copied_answer
+from course_agent.lab.labs import LABS, Lab, find_lab
+from course_agent.registry import ToolRegistry
+from course_agent.selftest.lab import SelftestReport
 
 __all__ = [
     "EXERCISES",

@@ -6,9 +6,9 @@ lab's self-test cell imports `selftest_view`. saving.py is a Jupyter server exte
 notebook keeps each live card's static form.
 """
 
-from .cards import LiveCard, ToolCard, ToolsView, show_events
-from .cost_view import CostView
-from .fragments_demo import FragmentDemo, FragmentPlayer
+from course_agent.notebook.cards import LiveCard, ToolCard, ToolsView, show_events
+from course_agent.notebook.cost_view import CostView
+from course_agent.notebook.fragments_demo import FragmentDemo, FragmentPlayer
 
 __all__ = [
     "CostView",

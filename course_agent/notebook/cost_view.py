@@ -10,7 +10,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..render.cost import KINDS, RequestCost, cost_lines, request_costs
+from course_agent.render.cost import KINDS, RequestCost, cost_lines, request_costs
 
 __all__ = ["COLOURS", "CostView"]
 

@@ -14,12 +14,18 @@ from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
-from ..protocol import ToolCallDelta
-from ..providers.openai_chunks import events_from_lines
-from ..providers.scripted import ScriptedModel
-from ..sandbox import QUESTION
-from .merges import Slot, call_problem, merge_by_index, merge_by_subscript, merge_in_arrival_order
-from .saving import SAVE_STATIC
+from course_agent.notebook.merges import (
+    Slot,
+    call_problem,
+    merge_by_index,
+    merge_by_subscript,
+    merge_in_arrival_order,
+)
+from course_agent.notebook.saving import SAVE_STATIC
+from course_agent.offline.repository import QUESTION
+from course_agent.offline.scripted import ScriptedModel
+from course_agent.protocol import ToolCallDelta
+from course_agent.providers.openai_chunks import events_from_lines
 
 __all__ = ["SOURCES", "FragmentDemo", "FragmentPlayer", "recorded_fragments", "scripted_fragments"]
 
@@ -27,8 +33,8 @@ __all__ = ["SOURCES", "FragmentDemo", "FragmentPlayer", "recorded_fragments", "s
 
 
 def recorded_fragments(filename: str) -> list[ToolCallDelta]:
-    """The call fragments of a recorded stream shipped in notebook/streams/ (see its README.txt)."""
-    text = (files(__package__) / "streams" / filename).read_text(encoding="utf-8")
+    """The call fragments of a recorded stream shipped in offline/streams/ (see its README.txt)."""
+    text = (files("course_agent.offline") / "streams" / filename).read_text(encoding="utf-8")
     events = events_from_lines(text.splitlines(), gateway=filename)
     return [event for event in events if isinstance(event, ToolCallDelta)]
 

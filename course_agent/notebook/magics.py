@@ -22,17 +22,17 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.display import display
 
-from ..loop import run_agent
-from ..protocol import GatewayError
-from ..providers.replay import ReplayModel
-from ..providers.scripted import ScriptedModel
-from ..registry import default_registry
-from ..selftest import run_selftest
-from ..settings import Setup, add_model_options, choose
-from .cards import FragmentLog, LiveCards, ToolsView, show_events
-from .cost_view import CostView
-from .fragments_demo import SOURCES, FragmentDemo
-from .pace import PACE_VARIABLE, choose_pace, paced
+from course_agent.app.settings import Setup, add_model_options, choose
+from course_agent.loop import run_agent
+from course_agent.notebook.cards import FragmentLog, LiveCards, ToolsView, show_events
+from course_agent.notebook.cost_view import CostView
+from course_agent.notebook.fragments_demo import SOURCES, FragmentDemo
+from course_agent.notebook.pace import PACE_VARIABLE, choose_pace, paced
+from course_agent.offline.scripted import ScriptedModel
+from course_agent.protocol import GatewayError
+from course_agent.providers.replay import ReplayModel
+from course_agent.registry import default_registry
+from course_agent.selftest.lab import run_selftest
 
 __all__ = ["AgentMagics", "Conversation", "register"]
 

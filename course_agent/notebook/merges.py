@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from ..accumulator import ToolCallAccumulator
-from ..protocol import ToolCallDelta
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.protocol import ToolCallDelta
 
 __all__ = ["Slot", "call_problem", "merge_by_index", "merge_by_subscript", "merge_in_arrival_order"]
 

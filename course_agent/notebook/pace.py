@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..protocol import Model, ModelEvent, TextDelta, ToolCallDelta
+from course_agent.protocol import Model, ModelEvent, TextDelta, ToolCallDelta
 
 __all__ = ["DEFAULT_PACE", "MAX_PACE", "PACE_VARIABLE", "choose_pace", "paced"]
 

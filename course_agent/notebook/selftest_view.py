@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from IPython.display import display
 
-from ..lab.score import Score, score_exercises, score_lab
-from ..selftest import SelftestReport
+from course_agent.lab.score import Score, score_exercises, score_lab
+from course_agent.selftest.lab import SelftestReport
 
 __all__ = ["show_lab_selftest", "show_selftest", "shown_report"]
 

@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
-from ..sse import iter_sse
-from . import errors
-from .contract import BrokenChunk, BrokenJson, index_field, json_value, object_field, text_field
+from course_agent.protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
+from course_agent.providers.gateway import errors
+from course_agent.providers.gateway.contract import (
+    BrokenChunk,
+    BrokenJson,
+    index_field,
+    json_value,
+    object_field,
+    text_field,
+)
+from course_agent.providers.gateway.sse import iter_sse
 
 __all__ = ["STOP_REASONS", "events_from_event", "events_from_lines"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .contract import json_value
+from course_agent.providers.gateway.contract import json_value
 
 __all__ = ["tool_input", "translate_messages", "translate_tools"]
 

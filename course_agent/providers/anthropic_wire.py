@@ -11,9 +11,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from .anthropic_events import events_from_lines
-from .anthropic_messages import translate_messages, translate_tools
-from .wire import WireFormat
+from course_agent.providers.anthropic_events import events_from_lines
+from course_agent.providers.anthropic_messages import translate_messages, translate_tools
+from course_agent.providers.wire import WireFormat
 
 __all__ = [
     "ANTHROPIC",

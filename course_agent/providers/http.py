@@ -19,15 +19,32 @@ from typing import Any, TextIO
 
 import httpx
 
-from ..protocol import GatewayError, ModelEvent
-from ..redaction import redact
-from ..sse import TooLong, split_lines
-from . import errors
-from .deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT, Clock, Watchdog
-from .limits import ACCEPT_ENCODING, MAX_ERROR_BODY, bounded, unpacked, without_partial_secret
-from .replay import RecordedResponse
-from .retries import FIRST_BACKOFF, MAX_RETRIES, MAX_RETRY_WAIT, RETRY_STATUSES, retry_delay
-from .wire import WireFormat
+from course_agent.protocol import GatewayError, ModelEvent
+from course_agent.providers.gateway import errors
+from course_agent.providers.gateway.deadlines import (
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    Clock,
+    Watchdog,
+)
+from course_agent.providers.gateway.limits import (
+    ACCEPT_ENCODING,
+    MAX_ERROR_BODY,
+    bounded,
+    unpacked,
+    without_partial_secret,
+)
+from course_agent.providers.gateway.retries import (
+    FIRST_BACKOFF,
+    MAX_RETRIES,
+    MAX_RETRY_WAIT,
+    RETRY_STATUSES,
+    retry_delay,
+)
+from course_agent.providers.gateway.sse import TooLong, split_lines
+from course_agent.providers.replay import RecordedResponse
+from course_agent.providers.wire import WireFormat
+from course_agent.safety.redaction import redact
 
 __all__ = ["HttpModel"]
 

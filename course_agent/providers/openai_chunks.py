@@ -11,10 +11,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ..protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
-from ..sse import iter_sse
-from . import errors
-from .contract import (
+from course_agent.protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
+from course_agent.providers.gateway import errors
+from course_agent.providers.gateway.contract import (
     BrokenChunk,
     BrokenJson,
     index_field,
@@ -23,6 +22,7 @@ from .contract import (
     object_field,
     text_field,
 )
+from course_agent.providers.gateway.sse import iter_sse
 
 __all__ = ["events_from_chunk", "events_from_lines"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .openai_chunks import events_from_lines
-from .wire import WireFormat
+from course_agent.providers.openai_chunks import events_from_lines
+from course_agent.providers.wire import WireFormat
 
 __all__ = ["OPENAI", "request_body", "request_headers"]
 

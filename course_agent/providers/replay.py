@@ -16,13 +16,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
-from ..protocol import GatewayError, ModelEvent
-from ..sse import TooLong
-from . import errors
-from .contract import BrokenJson, json_value
-from .limits import bounded
-from .openai_wire import OPENAI
-from .wire import WireFormat
+from course_agent.protocol import GatewayError, ModelEvent
+from course_agent.providers.gateway import errors
+from course_agent.providers.gateway.contract import BrokenJson, json_value
+from course_agent.providers.gateway.limits import bounded
+from course_agent.providers.gateway.sse import TooLong
+from course_agent.providers.openai_wire import OPENAI
+from course_agent.providers.wire import WireFormat
 
 __all__ = ["MAX_RECORDING", "RecordedResponse", "ReplayModel", "read_recording", "recorded_lines"]
 

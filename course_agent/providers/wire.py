@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..protocol import ModelEvent
+from course_agent.protocol import ModelEvent
 
 __all__ = ["BodyBuilder", "Parser", "WireFormat"]
 

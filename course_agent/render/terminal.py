@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TextIO
 
-from ..protocol import (
+from course_agent.protocol import (
     AgentEvent,
     AgentStopped,
     TextDelta,
@@ -22,7 +22,7 @@ from ..protocol import (
     ToolResult,
     ToolStarted,
 )
-from ..redaction import StreamRedactor, redact
+from course_agent.safety.redaction import StreamRedactor, redact
 
 __all__ = ["call_line", "card_line", "first_line", "print_events", "printable"]
 

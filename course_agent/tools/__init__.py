@@ -4,9 +4,9 @@ Every path they touch goes through paths.resolve_inside; glob and grep skip SKIP
 the ignore files hide (tools/ignore.py), alike.
 """
 
-from .glob_files import GLOB_TOOL
-from .grep_files import GREP_TOOL
-from .read_file import READ_FILE_TOOL
-from .walk import SKIP_DIRS
+from course_agent.tools.glob_files import GLOB_TOOL
+from course_agent.tools.grep_files import GREP_TOOL
+from course_agent.tools.guards.walk import SKIP_DIRS
+from course_agent.tools.read_file import READ_FILE_TOOL
 
 __all__ = ["GLOB_TOOL", "GREP_TOOL", "READ_FILE_TOOL", "SKIP_DIRS"]

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..paths import resolve_inside
-from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
-from .keyfiles import is_key_name
-from .walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
-from .wildcard import MAX_PATTERN_CHARS, Wildcard
+from course_agent.paths import resolve_inside
+from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.tools.guards.keyfiles import is_key_name
+from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
+from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS, Wildcard
 
 __all__ = ["GLOB_TOOL", "TIME_BUDGET_S", "WALK_BUDGET", "GlobArgs", "run_glob"]
 

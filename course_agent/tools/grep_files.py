@@ -19,12 +19,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
-from ..redaction import redact_cut
-from .keyfiles import KEY_FILES, is_key_file
-from .rg_process import Ripgrep
-from .walk import SKIP_DIRS, WALK_BUDGET, Visibility, Walk, show_path
-from .wildcard import MAX_PATTERN_CHARS
+from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.safety.redaction import redact_cut
+from course_agent.tools.guards.keyfiles import KEY_FILES, is_key_file
+from course_agent.tools.guards.ripgrep import Ripgrep
+from course_agent.tools.guards.walk import SKIP_DIRS, WALK_BUDGET, Visibility, Walk, show_path
+from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS
 
 __all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 

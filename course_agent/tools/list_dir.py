@@ -13,9 +13,9 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from ..paths import resolve_inside
-from ..protocol import ToolContext, ToolError, ToolResult
-from .walk import COURSE_SKIPS, show_path
+from course_agent.paths import resolve_inside
+from course_agent.protocol import ToolContext, ToolError, ToolResult
+from course_agent.tools.guards.walk import COURSE_SKIPS, show_path
 
 __all__ = ["ENTRY_BUDGET", "run_list_dir"]
 

@@ -16,12 +16,12 @@ from typing import IO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..paths import MAX_PATH_CHARS, open_inside, resolve_inside
-from ..protocol import ToolContext, ToolDef, ToolError, ToolResult
-from ..redaction import encoded_forms, redact_cut
-from .keyfiles import is_key_file, is_key_name, refusal
-from .textfile import read_page
-from .walk import show_path
+from course_agent.paths import MAX_PATH_CHARS, open_inside, resolve_inside
+from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.safety.redaction import encoded_forms, redact_cut
+from course_agent.tools.guards.keyfiles import is_key_file, is_key_name, refusal
+from course_agent.tools.guards.textfile import read_page
+from course_agent.tools.guards.walk import show_path
 
 __all__ = ["READ_FILE_TOOL", "ReadFileArgs", "run_read_file"]
 

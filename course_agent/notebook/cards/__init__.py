@@ -4,9 +4,9 @@ static.py is the saved and printed form; live.py the widget (edit and run, fragm
 keeps a conversation's call fragments; show.py turns loop events into cards.
 """
 
-from .fragments import FragmentLog
-from .live import LiveCard
-from .show import LiveCards, show_events
-from .static import ToolCard, ToolsView
+from course_agent.notebook.cards.fragments import FragmentLog
+from course_agent.notebook.cards.live import LiveCard
+from course_agent.notebook.cards.show import LiveCards, show_events
+from course_agent.notebook.cards.static import ToolCard, ToolsView
 
 __all__ = ["FragmentLog", "LiveCard", "LiveCards", "ToolCard", "ToolsView", "show_events"]

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...accumulator import ToolCallAccumulator
-from ...protocol import Model, ModelEvent, ToolCallDelta
-from .static import MONO
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.notebook.cards.static import MONO
+from course_agent.protocol import Model, ModelEvent, ToolCallDelta
 
 __all__ = [
     "FRAGMENT_COST",

@@ -11,10 +11,10 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from ...protocol import ToolCall, ToolResult
-from ..saving import SAVE_STATIC
-from .fragments import TurnFragments, fragments_html
-from .static import MONO, ToolCard
+from course_agent.notebook.cards.fragments import TurnFragments, fragments_html
+from course_agent.notebook.cards.static import MONO, ToolCard
+from course_agent.notebook.saving import SAVE_STATIC
+from course_agent.protocol import ToolCall, ToolResult
 
 __all__ = ["MAX_REPLAYS", "LiveCard"]
 

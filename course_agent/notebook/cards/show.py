@@ -12,7 +12,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
-from ...protocol import (
+from course_agent.notebook.cards.fragments import FragmentLog
+from course_agent.notebook.cards.live import LiveCard
+from course_agent.notebook.cards.static import ToolCard
+from course_agent.protocol import (
     AgentEvent,
     AgentStopped,
     TextDelta,
@@ -22,10 +25,7 @@ from ...protocol import (
     ToolStarted,
     TurnStarted,
 )
-from ...redaction import StreamRedactor, redact
-from .fragments import FragmentLog
-from .live import LiveCard
-from .static import ToolCard
+from course_agent.safety.redaction import StreamRedactor, redact
 
 __all__ = ["INTERRUPTED", "LiveCards", "show_events"]
 

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ...protocol import ToolCall, ToolResult
-from ...render.terminal import card_line, first_line, printable
+from course_agent.protocol import ToolCall, ToolResult
+from course_agent.render.terminal import card_line, first_line, printable
 
 __all__ = ["ARGS_CHARS", "NAME_CHARS", "ToolCard", "ToolsView", "clip"]
 

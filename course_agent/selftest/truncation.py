@@ -10,9 +10,9 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from .protocol import ToolResult
-from .selftest_judge import Watch, first_of, plain_result, raised, shown
-from .truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
+from course_agent.protocol import ToolResult
+from course_agent.selftest.judge import Watch, first_of, plain_result, raised, shown
+from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
 __all__ = ["check_truncation", "results_to_truncate"]
 

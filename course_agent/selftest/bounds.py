@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .protocol import ToolContext
-from .selftest_judge import first_of, raised, shown
-from .tools.glob_files import GlobArgs, run_glob
-from .tools.grep_files import MAX_LINE_CHARS, GrepArgs, run_grep
+from course_agent.protocol import ToolContext
+from course_agent.selftest.judge import first_of, raised, shown
+from course_agent.tools.glob_files import GlobArgs, run_glob
+from course_agent.tools.grep_files import MAX_LINE_CHARS, GrepArgs, run_grep
 
 __all__ = ["check_glob_page", "check_grep_page", "glob_cases", "grep_cases"]
 

@@ -16,9 +16,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .accumulator import ToolCallAccumulator
-from .protocol import ToolCall, ToolCallDelta
-from .selftest_judge import Watch, first_of, plain, raised, shown
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.protocol import ToolCall, ToolCallDelta
+from course_agent.selftest.judge import Watch, first_of, plain, raised, shown
 
 __all__ = ["MergeCase", "check_merging", "merge_cases"]
 

@@ -12,12 +12,35 @@ import json
 from collections.abc import Iterable
 from urllib.parse import quote, quote_plus
 
-__all__ = ["MIN_PARTIAL", "REDACTED", "StreamRedactor", "encoded_forms", "redact", "redact_cut"]
+__all__ = [
+    "MIN_PARTIAL",
+    "REDACTED",
+    "StreamRedactor",
+    "encoded_forms",
+    "known_secrets",
+    "redact",
+    "redact_cut",
+    "remember_secrets",
+]
 
 REDACTED = "[redacted]"
 # The start of a key a cut may leave behind: 3 characters are "sk-", which every key of a vendor
 # shares; 4 or more are replaced too.
 MIN_PARTIAL = 4
+
+# Every key this process has read (settings register them as they load them): the edges where
+# outside text enters (gateway bytes, a tool's reader) cut these without being handed them.
+_KNOWN: set[str] = set()
+
+
+def remember_secrets(values: Iterable[str]) -> None:
+    """Add keys to the ones every edge cuts; empty values are ignored."""
+    _KNOWN.update(value for value in values if value)
+
+
+def known_secrets() -> tuple[str, ...]:
+    """The keys remembered so far, longest first (a key whose prefix is another is cut whole)."""
+    return tuple(sorted(_KNOWN, key=len, reverse=True))
 
 
 def encoded_forms(secret: str) -> set[str]:

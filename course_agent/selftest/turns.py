@@ -15,10 +15,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .loop import check_transcript
-from .protocol import ToolCall
-from .recorded_turns import recorded_turns
-from .selftest_judge import CheckFailed, expect, first_of, raised, shown
+from course_agent.loop import check_transcript
+from course_agent.offline.recorded_turns import recorded_turns
+from course_agent.protocol import ToolCall
+from course_agent.selftest.judge import CheckFailed, expect, first_of, raised, shown
 
 __all__ = [
     "FINISHES",

@@ -1,6 +1,6 @@
 """How a self-test check fails: one line a student can act on; no borrowing the package's answer.
 
-Shared by the three exercise checks (selftest_merging, selftest_feedback, selftest_truncation).
+Shared by the three exercise checks (merging, feedback, truncation).
 Deliberately not handled: code that patches the package at run time (only its calls are seen).
 """
 
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .protocol import ToolResult
+from course_agent.protocol import ToolResult
 
 __all__ = ["CheckFailed", "Watch", "expect", "first_of", "plain", "plain_result", "raised", "shown"]
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from operator import methodcaller
 
-from ..protocol import ToolError
+from course_agent.protocol import ToolError
 
 __all__ = [
     "MAX_ALTERNATIVES",

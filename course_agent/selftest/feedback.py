@@ -15,10 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
-from .registry import ToolRegistry, execute_call
-from .selftest_judge import Watch, first_of, plain_result, raised, shown
-from .tools import READ_FILE_TOOL
+from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.registry import ToolRegistry, execute_call
+from course_agent.selftest.judge import Watch, first_of, plain_result, raised, shown
+from course_agent.tools import READ_FILE_TOOL
 
 __all__ = ["BadCall", "Probes", "bad_calls", "check_feedback"]
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from .pieces import Pieces
+from course_agent.safety.pieces import Pieces
 
 __all__ = ["MAX_LINE", "ServerSentEvent", "TooLong", "iter_sse", "split_lines"]
 

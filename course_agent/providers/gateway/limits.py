@@ -12,9 +12,9 @@ from __future__ import annotations
 import zlib
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
-from ..protocol import GatewayError, ModelEvent, TextDelta, ToolCallDelta
-from ..redaction import REDACTED, encoded_forms
-from . import errors
+from course_agent.protocol import GatewayError, ModelEvent, TextDelta, ToolCallDelta
+from course_agent.providers.gateway import errors
+from course_agent.safety.redaction import REDACTED, encoded_forms
 
 __all__ = [
     "ACCEPT_ENCODING",

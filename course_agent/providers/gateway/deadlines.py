@@ -16,8 +16,8 @@ import time
 from types import TracebackType
 from typing import Any
 
-from ..protocol import GatewayError
-from . import errors
+from course_agent.protocol import GatewayError
+from course_agent.providers.gateway import errors
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "DEFAULT_TIMEOUT", "LONGEST_WAIT", "Clock", "Watchdog"]
 

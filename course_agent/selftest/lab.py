@@ -1,8 +1,8 @@
 """The lab's seven checks, each one line with its figure; the three exercises are pluggable.
 
 Pass a student's accumulator, call executor and truncation to grade them; by default the package's
-own. Checks 3-5 run seeded generated cases, one module per exercise (selftest_merging,
-selftest_feedback, selftest_truncation). Deliberately not handled: partial credit inside a check.
+own. Checks 3-5 run seeded generated cases, one module per exercise (merging,
+feedback, truncation). Deliberately not handled: partial credit inside a check.
 """
 
 from __future__ import annotations
@@ -15,17 +15,24 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .accumulator import ToolCallAccumulator
-from .loop import Accumulator, check_transcript, run_agent
-from .protocol import AgentStopped, ToolCall, ToolContext, ToolDef, ToolFinished, ToolResult
-from .providers.scripted import ScriptedModel
-from .registry import ToolRegistry, default_registry, execute_call
-from .sandbox import BIG_FILE, QUESTION, build_sandbox
-from .selftest_feedback import check_feedback
-from .selftest_judge import expect, shown
-from .selftest_merging import check_merging
-from .selftest_truncation import check_truncation
-from .truncate import truncate_result
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.loop import Accumulator, check_transcript, run_agent
+from course_agent.offline.repository import BIG_FILE, QUESTION, build_sandbox
+from course_agent.offline.scripted import ScriptedModel
+from course_agent.protocol import (
+    AgentStopped,
+    ToolCall,
+    ToolContext,
+    ToolDef,
+    ToolFinished,
+    ToolResult,
+)
+from course_agent.registry import ToolRegistry, default_registry, execute_call
+from course_agent.selftest.feedback import check_feedback
+from course_agent.selftest.judge import expect, shown
+from course_agent.selftest.merging import check_merging
+from course_agent.selftest.truncation import check_truncation
+from course_agent.truncate import truncate_result
 
 __all__ = ["Check", "SelftestReport", "run_selftest"]
 

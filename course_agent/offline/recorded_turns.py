@@ -1,6 +1,6 @@
 """Recorded turns: how real streams end, read by the package's own parsers and accumulator.
 
-The recordings ship in notebook/streams/ (copied verbatim from public repositories; provenance in
+The recordings ship in offline/streams/ (copied verbatim from public repositories; provenance in
 its README.txt). One more turn is not recorded but replayed: the course measured models that say
 "stop" while sending a call, and the offline model's second turn does exactly that. Deliberately
 not handled: streams that end in an error (every file here finishes).
@@ -12,15 +12,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .accumulator import ToolCallAccumulator
-from .protocol import Finish, ModelEvent, ToolCall, ToolCallDelta
-from .providers import anthropic_events, openai_chunks
-from .providers.scripted import ScriptedModel
-from .sandbox import QUESTION
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.offline.repository import QUESTION
+from course_agent.offline.scripted import ScriptedModel
+from course_agent.protocol import Finish, ModelEvent, ToolCall, ToolCallDelta
+from course_agent.providers import anthropic_events, openai_chunks
 
 __all__ = ["STREAMS", "RecordedTurn", "offline_stop_with_call", "read_turn", "recorded_turns"]
 
-STREAMS = Path(__file__).resolve().parent / "notebook" / "streams"
+STREAMS = Path(__file__).resolve().parent / "streams"
 # (file, its wire format, what it shows): every recording that ends with a finish reason.
 RECORDINGS = [
     ("vercel-ai_claude-openai-compat_index1_after_text.sse", "openai", "claude-haiku-4-5 "

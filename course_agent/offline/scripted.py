@@ -15,12 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol import ModelEvent
-from ..sandbox import BUGGY_FILE
-from ..sse import iter_sse
-from .anthropic_events import events_from_lines as anthropic_events_from_lines
-from .openai_chunks import events_from_chunk
-from .scripted_anthropic import message_events
+from course_agent.offline.repository import BUGGY_FILE
+from course_agent.offline.scripted_anthropic import message_events
+from course_agent.protocol import ModelEvent
+from course_agent.providers.anthropic_events import events_from_lines as anthropic_events_from_lines
+from course_agent.providers.gateway.sse import iter_sse
+from course_agent.providers.openai_chunks import events_from_chunk
 
 __all__ = ["ScriptedModel", "Step", "estimate_tokens", "split_arguments"]
 

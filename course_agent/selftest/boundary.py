@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .paths import resolve_inside
-from .protocol import ToolError
-from .selftest_judge import first_of, raised
+from course_agent.paths import resolve_inside
+from course_agent.protocol import ToolError
+from course_agent.selftest.judge import first_of, raised
 
 __all__ = ["BoundaryCase", "boundary_cases", "build_tree", "check_boundary"]
 

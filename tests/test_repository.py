@@ -1,6 +1,6 @@
 import hashlib
 
-from course_agent.sandbox import BIG_FILE, BUGGY_FILE, build_sandbox, sandbox_files
+from course_agent.offline.repository import BIG_FILE, BUGGY_FILE, build_sandbox, sandbox_files
 
 
 def test_sandbox_is_the_same_bytes_every_time(tmp_path):

@@ -16,15 +16,22 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from .loop import check_transcript, run_agent
-from .protocol import AgentStopped, ModelEvent, ToolCall, ToolContext, ToolDef, ToolFinished
-from .providers.openai_chunks import events_from_chunk
-from .providers.scripted import ScriptedModel, Step
-from .registry import ToolRegistry, default_registry
-from .sandbox import build_sandbox
-from .selftest_judge import CheckFailed, expect, first_of, shown
-from .tool_rules import rule_problems
-from .tools.list_dir import run_list_dir
+from course_agent.loop import check_transcript, run_agent
+from course_agent.offline.repository import build_sandbox
+from course_agent.offline.scripted import ScriptedModel, Step
+from course_agent.protocol import (
+    AgentStopped,
+    ModelEvent,
+    ToolCall,
+    ToolContext,
+    ToolDef,
+    ToolFinished,
+)
+from course_agent.providers.openai_chunks import events_from_chunk
+from course_agent.registry import ToolRegistry, default_registry
+from course_agent.selftest.judge import CheckFailed, expect, first_of, shown
+from course_agent.selftest.tool_rules import rule_problems
+from course_agent.tools.list_dir import run_list_dir
 
 __all__ = [
     "LIMIT",

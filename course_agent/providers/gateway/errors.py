@@ -11,10 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..protocol import GatewayError
-from ..redaction import redact
-from .contract import BrokenJson, json_value
-from .wire import WireFormat
+from course_agent.protocol import GatewayError
+from course_agent.providers.gateway.contract import BrokenJson, json_value
+from course_agent.providers.wire import WireFormat
+from course_agent.safety.redaction import redact
 
 __all__ = [
     "EXCERPT",

@@ -14,16 +14,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .environment import IN_SHELL, Environment, read_environment
-from .loop import MAX_TURNS
-from .protocol import Model, ToolContext
-from .providers.anthropic_wire import ANTHROPIC
-from .providers.deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT
-from .providers.http import HttpModel
-from .providers.openai_wire import OPENAI
-from .providers.replay import ReplayModel
-from .providers.scripted import ScriptedModel
-from .sandbox import build_sandbox
+from course_agent.app.environment import IN_SHELL, Environment, read_environment
+from course_agent.loop import MAX_TURNS
+from course_agent.offline.repository import build_sandbox
+from course_agent.offline.scripted import ScriptedModel
+from course_agent.protocol import Model, ToolContext
+from course_agent.providers.anthropic_wire import ANTHROPIC
+from course_agent.providers.gateway.deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT
+from course_agent.providers.http import HttpModel
+from course_agent.providers.openai_wire import OPENAI
+from course_agent.providers.replay import ReplayModel
 
 __all__ = [
     "DEFAULT_ANTHROPIC_BASE_URL",

@@ -12,11 +12,11 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from .selftest import SEED, Check, SelftestReport
-from .selftest_boundary import check_boundary
-from .selftest_bounds import check_glob_page, check_grep_page
-from .selftest_design import check_design, check_wired
-from .selftest_turns import check_assumption, check_repair, check_tool_turn
+from course_agent.selftest.boundary import check_boundary
+from course_agent.selftest.bounds import check_glob_page, check_grep_page
+from course_agent.selftest.design import check_design, check_wired
+from course_agent.selftest.lab import SEED, Check, SelftestReport
+from course_agent.selftest.turns import check_assumption, check_repair, check_tool_turn
 
 __all__ = ["EXTENSION_NAMES", "run_extensions_selftest"]
 

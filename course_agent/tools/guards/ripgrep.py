@@ -14,8 +14,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from ..protocol import ToolError
-from ..redaction import redact_cut
+from course_agent.protocol import ToolError
+from course_agent.safety.redaction import redact_cut
 
 __all__ = ["Ripgrep"]
 
