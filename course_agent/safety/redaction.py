@@ -24,9 +24,11 @@ __all__ = [
     "REDACTED",
     "StreamRedactor",
     "encoded_forms",
+    "held_tail",
     "known_secrets",
     "redact",
     "redact_cut",
+    "redact_open",
     "remember_secrets",
 ]
 
@@ -164,6 +166,17 @@ def _cutter_for(secrets: Iterable[str]) -> _Cutter:
 def redact(text: str, secrets: Iterable[str]) -> str:
     """`text` with every form of every non-empty secret replaced by [redacted], in one pass."""
     return _cutter_for(secrets).cut(text)
+
+
+def redact_open(text: str, secrets: Iterable[str]) -> str:
+    """`redact`, but a prefix of a key that runs to the end of `text` is kept: the next piece of
+    a stream may make it a whole key (see StreamRedactor)."""
+    return _cutter_for(secrets).cut(text, open_end=True)
+
+
+def held_tail(text: str, secrets: Iterable[str]) -> int:
+    """How many characters at the end of `text` could be the start of a key (to hold back)."""
+    return _cutter_for(secrets).held(text)
 
 
 def redact_cut(

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from course_agent.safety.redaction import StreamRedactor, redact
+from course_agent.safety.redaction import StreamRedactor, held_tail, redact, redact_open
 
 __all__ = ["redacted_lines", "redacted_text"]
 
@@ -47,30 +47,80 @@ class _Line:
 
 
 @dataclass
+class _Piece:
+    """One string field of one line: `node[key]` is its value."""
+
+    line: _Line
+    node: Any
+    key: Any
+
+    @property
+    def value(self) -> str:
+        return self.node[self.key]
+
+    def set(self, value: str) -> None:
+        if value != self.node[self.key]:
+            self.node[self.key], self.line.changed = value, True
+
+
+class _Field:
+    """The pieces of one field across lines, the last of them held while they could end in the
+    start of a key. A line is rewritten only where a key is cut: otherwise it stays as received."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self.secrets = secrets
+        self.open: list[_Piece] = []  # the pieces whose joined tail could start a key
+
+    def add(self, piece: _Piece) -> None:
+        pieces = [*self.open, piece]
+        joined = "".join(p.value for p in pieces)
+        shown = redact_open(joined, self.secrets)
+        if shown != joined:  # a key was cut: its pieces are emptied, the last holds the result
+            for earlier in pieces[:-1]:
+                earlier.set("")
+            piece.set(shown)
+            pieces, joined = [piece], shown
+        held = held_tail(joined, self.secrets)
+        self.open = []
+        end = len(joined)
+        for candidate in reversed(pieces):  # the pieces that reach into the held tail
+            if end <= len(joined) - held:
+                break
+            self.open.insert(0, candidate)
+            end -= len(candidate.value)
+
+    def finish(self) -> None:
+        """The stream ended: what was held is no whole key, but may be a long prefix of one."""
+        joined = "".join(p.value for p in self.open)
+        shown = redact(joined, self.secrets)
+        if shown != joined:
+            for earlier in self.open[:-1]:
+                earlier.set("")
+            self.open[-1].set(shown)
+        self.open = []
+
+
+@dataclass
 class _Fields:
-    """A stream per JSON field, and the lines held while some field holds a possible key start."""
+    """A `_Field` per place in the JSON, and the lines held while any field is open."""
 
     secrets: Sequence[str]
-    streams: dict[Channel, StreamRedactor] = field(default_factory=dict)
-    last: dict[Channel, tuple[_Line, Any, Any]] = field(default_factory=dict)  # line, node, key
+    fields: dict[Channel, _Field] = field(default_factory=dict)
     held: list[_Line] = field(default_factory=list)
 
     def add(self, line: _Line) -> list[_Line]:
         if line.payload is not None:
             self._walk(line, line.payload, ())
         self.held.append(line)
-        if any(stream.holding for stream in self.streams.values()):
+        if any(one.open for one in self.fields.values()):
             return []  # a later piece of some field decides whether its tail is a key
         ready, self.held = self.held, []
         return ready
 
     def finish(self) -> list[_Line]:
-        """Give each field's held tail back to the line it came from: it was no key."""
-        for channel, stream in self.streams.items():
-            if stream.holding and channel in self.last:
-                line, node, key = self.last[channel]
-                node[key] += stream.flush()
-                line.changed = True
+        for one in self.fields.values():
+            if one.open:
+                one.finish()
         ready, self.held = self.held, []
         return ready
 
@@ -79,11 +129,10 @@ class _Fields:
         for key, value in items:
             if isinstance(value, str):
                 where = (*channel, key)
-                stream = self.streams.setdefault(where, StreamRedactor(self.secrets))
-                shown = stream.feed(value)
-                if shown != value:
-                    node[key], line.changed = shown, True
-                self.last[where] = (line, node, key)
+                one = self.fields.get(where)
+                if one is None:
+                    one = self.fields[where] = _Field(self.secrets)
+                one.add(_Piece(line, node, key))
             elif isinstance(value, (dict, list)):
                 self._walk(line, value, (*channel, _place(node, key, value)))
 
