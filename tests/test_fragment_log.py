@@ -78,7 +78,7 @@ def test_slots_follow_the_index_the_wire_gave_even_to_mistrals_fragments():
     ]
     assert slot_order(deltas) == ([0, 0, 1, 1], [0, 1])
     grep = fragments_html(TurnFragments(1, deltas), 1)
-    assert "in bold, this call (slot 1)" in grep
+    assert "in bold, this call (index 1)" in grep
     assert grep.count("font-weight:bold") == 2
 
 

@@ -90,68 +90,71 @@ def encoded_forms(secret: str) -> set[str]:
     return forms
 
 
-def _optional_chain(text: str) -> str:
-    """A regex matching any prefix of `text`, the longest it can: `(?:a(?:b(?:c)?)?)?`."""
-    chain = ""
-    for ch in reversed(text):
-        chain = f"(?:{re.escape(ch)}{chain})?"
-    return chain
+def _agreeing(text: str, rest: str) -> int:
+    """How many characters `text` and `rest` have in common at their start."""
+    for count, (mine, theirs) in enumerate(zip(text, rest)):
+        if mine != theirs:
+            return count
+    return min(len(text), len(rest))
 
 
 class _Cutter:
-    """The compiled patterns for one set of secrets (built once per set, see `_cutter`)."""
+    """The compiled pattern for one set of secrets (built once per set, see `_cutter`)."""
 
     def __init__(self, secrets: tuple[str, ...]) -> None:
         forms = {form for secret in secrets for form in encoded_forms(secret)}
         shaped = {form for key in secrets if _key_shaped(key) for form in encoded_forms(key)}
         # Longest first: at one position the longest form wins, so a key that starts with another
-        # is cut whole. Key-shaped forms in any case; the others exactly as written.
+        # is cut whole. Key-shaped forms in any case; the others exactly as written. Last, the
+        # first PREFIX_CHARS of a long key-shaped key: `cut` extends a match as far as it goes.
         spelled = [
             f"(?i:{re.escape(form)})" if form in shaped else re.escape(form)
             for form in sorted(forms, key=len, reverse=True)
         ]
-        # A prefix of PREFIX_CHARS or more of a key-shaped key, as long as the text goes on with it.
-        prefixes = [
-            f"(?i:{re.escape(secret[:PREFIX_CHARS])}{_optional_chain(secret[PREFIX_CHARS:])})"
-            for secret in secrets
-            if _key_shaped(secret) and len(secret) > PREFIX_CHARS
-        ]
+        self.rests: dict[str, str] = {}  # group name -> the rest of the key, lower case
+        for number, key in enumerate(secrets):
+            if _key_shaped(key) and len(key) > PREFIX_CHARS:
+                self.rests[f"prefix{number}"] = key[PREFIX_CHARS:].lower()
+                spelled.append(f"(?P<prefix{number}>(?i:{re.escape(key[:PREFIX_CHARS])}))")
         self.forms = forms
-        self.pattern = re.compile("|".join(spelled + prefixes)) if forms else None
-        # The longest tail of a text that is a proper prefix of some form: what a stream holds.
-        starts = [
-            f"(?i:{re.escape(form[0])}{_optional_chain(form[1:-1])})"
-            if form in shaped
-            else f"{re.escape(form[0])}{_optional_chain(form[1:-1])}"
-            for form in forms
-            if len(form) > 1
-        ]
-        self.start = re.compile(f"(?:{'|'.join(starts)})\\Z") if starts else None
+        self.pattern = re.compile("|".join(spelled)) if forms else None
+        # first character -> (form, matched in any case): where a held tail may start
+        self.starts: dict[str, list[tuple[str, bool]]] = {}
+        for form in forms:
+            if len(form) > 1:
+                loose = form in shaped
+                for first in {form[0].lower(), form[0].upper()} if loose else {form[0]}:
+                    self.starts.setdefault(first, []).append(
+                        (form.lower() if loose else form, loose)
+                    )
         self.longest = max((len(form) for form in forms), default=0)
-        self.full = {form.lower() for form in forms}
 
     def cut(self, text: str, *, open_end: bool = False) -> str:
-        """`text` with every match replaced by REDACTED. With `open_end`, a prefix match that runs
-        to the end of the text is kept: the next piece of a stream may complete the key."""
+        """`text` with every match replaced by REDACTED. With `open_end`, a prefix of a key that
+        runs to the end of the text is kept: the next piece of a stream may complete it."""
         if self.pattern is None:
             return text
-        if not open_end:
-            return self.pattern.sub(REDACTED, text)
-
-        def replace(match: re.Match[str]) -> str:
-            found = match.group()
-            if match.end() == len(text) and found.lower() not in self.full:
-                return found
-            return REDACTED
-
-        return self.pattern.sub(replace, text)
+        shown, at = [], 0
+        while found := self.pattern.search(text, at):
+            start, end = found.span()
+            rest = self.rests.get(found.lastgroup or "")
+            if rest is not None:  # a prefix: it goes on as far as the text follows the key
+                end += _agreeing(text[end : end + len(rest)].lower(), rest)
+                if open_end and end == len(text) and end - start < PREFIX_CHARS + len(rest):
+                    break  # the stream may complete it: leave it for `held`
+            shown += [text[at:start], REDACTED]
+            at = end
+        shown.append(text[at:])
+        return "".join(shown)
 
     def held(self, text: str) -> int:
         """How many characters at the end of `text` could start a form: the stream holds them."""
-        if self.start is None:
-            return 0
-        found = self.start.search(text, max(len(text) - self.longest + 1, 0))
-        return len(text) - found.start() if found else 0
+        for start in range(max(len(text) - self.longest + 1, 0), len(text)):
+            for form, loose in self.starts.get(text[start], ()):
+                tail = text[start:].lower() if loose else text[start:]
+                if len(tail) < len(form) and form.startswith(tail):
+                    return len(text) - start  # the earliest start: the longest tail
+        return 0
 
 
 @functools.lru_cache(maxsize=32)

@@ -155,11 +155,9 @@ def fragments_html(turn: TurnFragments, position: int) -> str:
         notes.append(f"{count - SHOWN_FRAGMENTS} more not shown")
     if turn.left_out:
         notes.append(f"{turn.left_out} not kept (each conversation keeps {MAX_KEPT_CHARS} chars)")
-    # The slot is the index the stream sent; a stream without one gets the accumulator's slots.
-    key = "index" if all(delta.index is not None for delta in turn.deltas) else "slot"
     head = (
         f"turn {turn.number}: {count} fragments for {len(order)} calls, in arrival order; "
-        f"in bold, this call ({key} {mine})"
+        f"in bold, this call (index {mine})"
     )
     tail = f"<div>{html.escape('; '.join(notes))}</div>" if notes else ""
     return (
