@@ -92,7 +92,7 @@ def encoded_forms(secret: str) -> set[str]:
 
 def _agreeing(text: str, rest: str) -> int:
     """How many characters `text` and `rest` have in common at their start."""
-    for count, (mine, theirs) in enumerate(zip(text, rest)):
+    for count, (mine, theirs) in enumerate(zip(text, rest, strict=False)):
         if mine != theirs:
             return count
     return min(len(text), len(rest))
