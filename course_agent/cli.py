@@ -27,7 +27,6 @@ from course_agent.app.options import (
     seconds_from,
 )
 from course_agent.offline.repository import QUESTION
-from course_agent.render.terminal import printable
 
 if TYPE_CHECKING:
     from course_agent.app.settings import Setup
@@ -104,6 +103,7 @@ def _run(argv: list[str]) -> int:
     from course_agent.app.environment import read_environment
     from course_agent.app.settings import choose
     from course_agent.protocol import GatewayError
+    from course_agent.render.terminal import printable
 
     try:
         env = read_environment()

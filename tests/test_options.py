@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from course_agent import loop
 from course_agent.app import guard, options
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.gateway import deadlines
@@ -17,6 +18,7 @@ def test_the_defaults_written_out_are_the_wire_formats_and_the_deadlines_own():
     assert options.DEFAULT_TIMEOUT == deadlines.DEFAULT_TIMEOUT
     assert options.DEFAULT_REQUEST_TIMEOUT == deadlines.DEFAULT_REQUEST_TIMEOUT
     assert options.DEFAULT_RUN_SECONDS == guard.DEFAULT_RUN_SECONDS
+    assert options.MAX_TURNS == loop.MAX_TURNS
 
 
 def test_defaults_a_student_can_live_with():

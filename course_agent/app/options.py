@@ -11,14 +11,13 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from course_agent.loop import MAX_TURNS
-
 __all__ = [
     "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_MODEL",
     "DEFAULT_REQUEST_TIMEOUT",
     "DEFAULT_RUN_SECONDS",
     "DEFAULT_TIMEOUT",
+    "MAX_TURNS",
     "PROVIDERS",
     "REQUEST_TIMEOUT_VARIABLE",
     "RUN_DEADLINE_VARIABLE",
@@ -28,8 +27,9 @@ __all__ = [
     "seconds_from",
 ]
 
-# Written out here, not imported from the wire formats: importing those costs the --help a parser.
-# tests/test_options.py checks they are the wire formats' own.
+# Written out here, not imported from the wire formats and the loop: importing those costs the
+# --help a parser and the lesson. tests/test_options.py checks they are the modules' own.
+MAX_TURNS = 12
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
