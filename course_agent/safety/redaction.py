@@ -25,6 +25,7 @@ __all__ = [
     "StreamRedactor",
     "encoded_forms",
     "held_tail",
+    "key_cutter",
     "known_secrets",
     "redact",
     "redact_cut",
@@ -128,6 +129,14 @@ class _Cutter:
                         (form.lower() if loose else form, loose)
                     )
         self.longest = max((len(form) for form in forms), default=0)
+        # Any character a form starts with: a text without one holds no form and no form's start.
+        self.first = (
+            re.compile("|".join(sorted(map(re.escape, self.starts)))) if self.starts else None
+        )
+
+    def touches(self, text: str) -> bool:
+        """Could `text` hold a form, or the start of one? (False is cheap, and final.)"""
+        return self.first is not None and self.first.search(text) is not None
 
     def cut(self, text: str, *, open_end: bool = False) -> str:
         """`text` with every match replaced by REDACTED. With `open_end`, a prefix of a key that
@@ -149,8 +158,11 @@ class _Cutter:
 
     def held(self, text: str) -> int:
         """How many characters at the end of `text` could start a form: the stream holds them."""
-        for start in range(max(len(text) - self.longest + 1, 0), len(text)):
-            for form, loose in self.starts.get(text[start], ()):
+        if self.first is None:
+            return 0
+        for found in self.first.finditer(text, max(len(text) - self.longest + 1, 0)):
+            start = found.start()
+            for form, loose in self.starts[text[start]]:
                 tail = text[start:].lower() if loose else text[start:]
                 if len(tail) < len(form) and form.startswith(tail):
                     return len(text) - start  # the earliest start: the longest tail
@@ -164,6 +176,12 @@ def _cutter(secrets: tuple[str, ...]) -> _Cutter:
 
 def _cutter_for(secrets: Iterable[str]) -> _Cutter:
     return _cutter(tuple(sorted({secret for secret in secrets if secret})))
+
+
+def key_cutter(secrets: Iterable[str]) -> _Cutter:
+    """The compiled cutter for `secrets`, for an edge that cuts many pieces: `.cut(text,
+    open_end=...)`, `.held(text)`, `.touches(text)` (see redact_open and held_tail)."""
+    return _cutter_for(secrets)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

@@ -1,5 +1,6 @@
 """Redact a gateway's stream once, where it enters: its text before it is cut into lines, and each
-JSON string field of its data lines as one stream per field, so a key split anywhere is cut whole.
+string field a parser joins across chunks (under "delta") as one stream per field: a key split
+anywhere is cut whole.
 
 Everything after this layer (the parser, the recording, the loop, the terminal and the cards) sees
 only redacted text. Deliberately not handled: which keys (safety.redaction.known_secrets says).
@@ -12,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from course_agent.safety.redaction import StreamRedactor, held_tail, redact, redact_open
+from course_agent.safety.redaction import StreamRedactor, key_cutter
 
 __all__ = ["redacted_lines", "redacted_text"]
 
@@ -67,20 +68,21 @@ class _Field:
     """The pieces of one field across lines, the last of them held while they could end in the
     start of a key. A line is rewritten only where a key is cut: otherwise it stays as received."""
 
-    def __init__(self, secrets: Sequence[str]) -> None:
-        self.secrets = secrets
+    def __init__(self, cutter: Any) -> None:
+        self.cutter = cutter  # safety.redaction.key_cutter's, compiled once for the stream
         self.open: list[_Piece] = []  # the pieces whose joined tail could start a key
 
     def add(self, piece: _Piece) -> None:
+        """Add the field's next piece (one that may hold a key's spelling or its start)."""
         pieces = [*self.open, piece]
         joined = "".join(p.value for p in pieces)
-        shown = redact_open(joined, self.secrets)
+        shown = self.cutter.cut(joined, open_end=True)
         if shown != joined:  # a key was cut: its pieces are emptied, the last holds the result
             for earlier in pieces[:-1]:
                 earlier.set("")
             piece.set(shown)
             pieces, joined = [piece], shown
-        held = held_tail(joined, self.secrets)
+        held = self.cutter.held(joined)
         self.open = []
         end = len(joined)
         for candidate in reversed(pieces):  # the pieces that reach into the held tail
@@ -92,7 +94,7 @@ class _Field:
     def finish(self) -> None:
         """The stream ended: what was held is no whole key, but may be a long prefix of one."""
         joined = "".join(p.value for p in self.open)
-        shown = redact(joined, self.secrets)
+        shown = self.cutter.cut(joined)
         if shown != joined:
             for earlier in self.open[:-1]:
                 earlier.set("")
@@ -104,13 +106,15 @@ class _Field:
 class _Fields:
     """A `_Field` per place in the JSON, and the lines held while any field is open."""
 
-    secrets: Sequence[str]
+    cutter: Any
     fields: dict[Channel, _Field] = field(default_factory=dict)
     held: list[_Line] = field(default_factory=list)
 
     def add(self, line: _Line) -> list[_Line]:
-        if line.payload is not None:
-            self._walk(line, line.payload, ())
+        for channel, delta in _deltas(line.payload):
+            self._walk(line, delta, channel)
+        if not self.held and not any(one.open for one in self.fields.values()):
+            return [line]  # the common case: nothing held, nothing to hold
         self.held.append(line)
         if any(one.open for one in self.fields.values()):
             return []  # a later piece of some field decides whether its tail is a key
@@ -131,10 +135,25 @@ class _Fields:
                 where = (*channel, key)
                 one = self.fields.get(where)
                 if one is None:
-                    one = self.fields[where] = _Field(self.secrets)
-                one.add(_Piece(line, node, key))
+                    one = self.fields[where] = _Field(self.cutter)
+                if one.open or self.cutter.touches(value):  # else nothing to cut or to hold
+                    one.add(_Piece(line, node, key))
             elif isinstance(value, (dict, list)):
                 self._walk(line, value, (*channel, _place(node, key, value)))
+
+
+def _deltas(payload: Any) -> Iterator[tuple[Channel, dict[str, Any]]]:
+    """The objects whose strings a parser joins across chunks, with where each sits: OpenAI's
+    choices[].delta, Anthropic's content_block_delta's delta. Everything else in a chunk is read
+    whole, never joined, so the text pass before this one has already cut any key it holds."""
+    if not isinstance(payload, dict):
+        return
+    if isinstance(payload.get("delta"), dict):
+        yield ("#", payload.get("index")), payload["delta"]
+    choices = payload.get("choices")
+    for number, choice in enumerate(choices if isinstance(choices, list) else ()):
+        if isinstance(choice, dict) and isinstance(choice.get("delta"), dict):
+            yield ("choices", _place(choices, number, choice)), choice["delta"]
 
 
 def _place(node: Any, key: Any, value: Any) -> Any:
@@ -145,18 +164,19 @@ def _place(node: Any, key: Any, value: Any) -> Any:
 
 
 def redacted_lines(lines: Iterable[str], secrets: Sequence[str]) -> Iterator[str]:
-    """An event stream's lines, redacted: each data line's JSON string fields one stream per
-    field, so a key whose halves come in two chunks (`"sk-te"`, then `"st-0123..."`) is cut
-    whole; a line is held back while a field's tail could start a key. Other lines are redacted
-    as they are (the text layer before this one has cut keys split across network reads)."""
+    """An event stream's lines, redacted: each string field under a chunk's "delta" is one
+    stream per field, so a key whose halves come in two chunks (`"sk-te"`, then `"st-0123..."`)
+    is cut whole; a line is held back while a field's tail could start a key. Other lines are
+    redacted as they are (the text layer before this one has cut keys split across reads)."""
     if not any(secrets):
         yield from lines
         return
-    fields = _Fields(secrets)
+    cutter = key_cutter(secrets)
+    fields = _Fields(cutter)
     for text in lines:
         line = _parsed(text)
         if line.payload is None:
-            line = _Line(redact(text, secrets))
+            line = _Line(cutter.cut(text))
         for ready in fields.add(line):
             yield ready.shown()
     for ready in fields.finish():
@@ -168,7 +188,7 @@ def _parsed(text: str) -> _Line:
         return _Line(text)
     head = "data: " if text.startswith("data: ") else "data:"
     body = text[len(head) :]
-    if not body.lstrip().startswith(("{", "[")):
+    if '"delta"' not in body:  # (a JSON key is written as is: no escape spells "delta")
         return _Line(text)
     try:
         payload = json.loads(body)
