@@ -146,8 +146,12 @@ class ToolRegistry:
         ]
 
     def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        """Run the call, then cut its result to the one ceiling: here, once, for every tool."""
-        return self._truncate(self._run_call(self.tools, call, ctx))
+        """Run the call, then cut its result to the one ceiling: here, once, for every tool.
+        Never raises, even when a plugged-in `run_call` or `truncate` (a student's) does."""
+        try:
+            return self._truncate(self._run_call(self.tools, call, ctx))
+        except Exception as exc:
+            return ToolResult(f"{call.name} failed: {exc.__class__.__name__}: {exc}", ok=False)
 
     def __repr__(self) -> str:
         return f"ToolRegistry({', '.join(self.tools)})"

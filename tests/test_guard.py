@@ -120,15 +120,6 @@ def test_plain_calls_pass_the_guard_unchanged(tmp_path):
     assert unknown.content.startswith("there is no tool named nope")
 
 
-def test_a_plugged_in_run_call_or_truncate_that_raises_is_a_result(tmp_path):
-    def broken(tools, call, ctx):
-        raise RuntimeError("student bug")
-
-    guarded = GuardedRegistry(ToolRegistry([ECHO], run_call=broken))
-    result = guarded.execute(ToolCall("c", "echo", "{}"), ToolContext(tmp_path))
-    assert result == ToolResult("echo failed: RuntimeError: student bug", ok=False)
-
-
 class RaisingAccumulator:
     def push(self, delta):
         raise KeyError("slot")

@@ -209,7 +209,7 @@ COPIED = {
     ),
     "pasted executor, variables renamed, docstring gone": (
         2,
-        "from course_agent.registry import MAX_ARGUMENTS_CHARS, _explain_validation\n\n"
+        "from course_agent.registry import find_tool, parse_arguments, validate_arguments\n\n"
         + re.sub(r'\n    """.*?"""', "", PACKAGE_SOURCE["execute_call"], flags=re.S)
         .replace("parsed", "data")
         .replace("raw", "text"),

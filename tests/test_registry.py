@@ -244,6 +244,14 @@ def test_execute_truncates_every_result() -> None:
     assert len(result.content) == 8054 and result.meta["truncated"] is True
 
 
+def test_execute_survives_a_plugged_in_run_call_that_raises() -> None:
+    def broken(tools: object, c: ToolCall, ctx: ToolContext) -> ToolResult:
+        raise KeyError("students write these")
+
+    result = ToolRegistry([ECHO], run_call=broken).execute(ToolCall("1", "echo", "{}"), None)
+    assert result.ok is False and "KeyError" in result.content
+
+
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Path:
     (tmp_path / "src").mkdir()

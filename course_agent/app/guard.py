@@ -2,8 +2,8 @@
 
 `run_guarded` runs `loop.run_agent` with a registry, a model and an accumulator wrapped so that a
 hostile run is bounded: calls per turn, a call's raw size, unreadable JSON, lone surrogates, a
-plugged-in part that raises, and the whole run's time. Deliberately not handled: secrets (cut
-where text enters: providers/ and the tools' readers) and one request's time (providers/).
+plugged-in accumulator or model that raises, and the whole run's time. Deliberately not handled:
+keys (cut where text enters: providers/, the tools' readers) and one request's time (providers/).
 """
 
 from __future__ import annotations
@@ -112,8 +112,7 @@ def refuse_arguments(call: ToolCall, tool_parameters: str) -> str | None:
 
 
 class GuardedRegistry:
-    """A registry whose `execute` refuses hostile calls, runs at most MAX_CALLS a turn, and never
-    raises, even when a plugged-in `run_call` or `truncate` does."""
+    """A registry whose `execute` refuses hostile calls and runs at most MAX_CALLS a turn."""
 
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
@@ -130,10 +129,7 @@ class GuardedRegistry:
         parameters = describe_parameters(tool) if tool is not None else ""
         if tool is not None and (refused := refuse_arguments(call, parameters)):
             return ToolResult(refused, ok=False)
-        try:
-            return self.registry.execute(call, ctx)
-        except Exception as exc:
-            return ToolResult(f"{call.name} failed: {exc.__class__.__name__}: {exc}", ok=False)
+        return self.registry.execute(call, ctx)
 
 
 class _GuardedAccumulator:
