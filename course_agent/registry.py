@@ -54,12 +54,8 @@ def _explain_validation(tool: ToolDef, error: ValidationError) -> str:
     problems = []
     for item in error.errors(include_url=False):
         field = ".".join(str(part) for part in item["loc"]) or "arguments"
-        got = (
-            ""
-            if item["type"] == "missing"
-            else f" (got {_echo(json.dumps(item.get('input')), 60)})"
-        )
-        problems.append(f"{field}: {item['msg']}{got}")
+        sent = "" if item["type"] == "missing" else json.dumps(item.get("input"))
+        problems.append(f"{field}: {item['msg']}" + (f" (got {_echo(sent, 60)})" if sent else ""))
     return (
         f"invalid arguments for {tool.name}: {'; '.join(problems)}. "
         f"Parameters: {describe_parameters(tool)}"
