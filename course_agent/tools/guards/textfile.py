@@ -63,21 +63,24 @@ class LineIndex:
     the line count once some pass reached the end.
 
     `marks` is [(lines before, byte offset)], both increasing: line starts about size/1024 bytes
-    apart, so that a page deep in the file is read from the mark just before it. `reach` is the
-    last line start counted so far; `total` is None until a pass reached the end of the file.
+    apart, so that a page deep in the file is read from the mark just before it. `reach` is how
+    far counting got: (lines passed, byte offset, whether a line starts there), possibly inside
+    a line too long to pass within one call's time; `total` is None until a pass reached the end.
     """
 
     total: int | None
     marks: list[tuple[int, int]] = field(default_factory=list)
-    reach: tuple[int, int] = (0, 0)
+    reach: tuple[int, int, bool] = (0, 0, True)
 
-    def mark_before(self, line: int) -> tuple[int, int] | None:
-        """The last mark (or the reach) with at most `line` lines before it."""
+    def start_for(self, line: int) -> tuple[int, int, bool] | None:
+        """Where to start reading to pass `line` lines: the last mark or the reach with at
+        most `line` lines before it (the reach, inside a line, only with fewer)."""
         at = bisect.bisect_right(self.marks, (line, float("inf"))) - 1
-        best = self.marks[at] if at >= 0 else None
-        if self.reach[0] <= line and (best is None or self.reach[0] > best[0]):
+        best = (*self.marks[at], True) if at >= 0 else None
+        lines, _, at_start = self.reach
+        if (lines < line or (lines == line and at_start)) and (best is None or lines > best[0]):
             best = self.reach
-        return best if best != (0, 0) else None
+        return best if best is not None and best[1] > 0 else None
 
 
 class IndexCache:
@@ -139,6 +142,7 @@ class _LineReader:
         marks: list[tuple[int, int]] | None = None,
         spacing: int = CHUNK,
         deadline: float | None = None,
+        at_line_start: bool = True,
     ) -> None:
         self.read = read
         self.newline = newline
@@ -146,9 +150,9 @@ class _LineReader:
         self.position = 0  # ... and how far into it we are: slicing it per line would be O(n^2)
         self.base = offset  # where the chunk starts in the file (bytes only)
         self.lines = lines
-        self.at_line_start = True  # False after data that no newline has ended yet
+        self.at_line_start = at_line_start  # False after data no newline has ended yet
         self.marks, self.spacing = marks, spacing
-        self.reach = (lines, offset)
+        self.reach = (lines, offset, at_line_start)
         self.deadline, self.stopped, self.ended = deadline, False, False
 
     def _fill(self) -> bool:
@@ -168,14 +172,14 @@ class _LineReader:
         """Pass the rest of the chunk, which holds `newlines` newlines, noting a line start."""
         if newlines:
             start = self.base + self.buffer.rindex(self.newline) + 1
-            self.reach = (self.lines + newlines, start)
             if self.marks is not None and (
                 not self.marks or start - self.marks[-1][1] >= self.spacing
             ):
-                self.marks.append(self.reach)
+                self.marks.append((self.lines + newlines, start))
         self.lines += newlines
         self.at_line_start = self.buffer.endswith(self.newline)
         self.position = len(self.buffer)
+        self.reach = (self.lines, self.base + self.position, self.at_line_start)
 
     def _end_last_line(self) -> None:
         if self.ended and not self.at_line_start:  # a last line without a newline is a line too
@@ -294,15 +298,22 @@ def read_page(
     identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     # A file that says it is empty (/proc) may read differently each time: never remembered.
     index = INDEXES.get(identity) if info.st_size else None
-    lines, offset = 0, file.tell()
-    if index is not None and encoding is None and (mark := index.mark_before(first - 1)):
-        lines, offset = mark
+    lines, offset, at_start = 0, file.tell(), True
+    if index is not None and encoding is None and (mark := index.start_for(first - 1)):
+        lines, offset, at_start = mark
         file.seek(offset)
     read = _bounded(file, size)
     if encoding is None:
         spacing = max(CHUNK, size // MARKS_PER_FILE)
         reader = _LineReader(
-            read, b"\n", lines=lines, offset=offset, marks=[], spacing=spacing, deadline=deadline
+            read,
+            b"\n",
+            lines=lines,
+            offset=offset,
+            marks=[],
+            spacing=spacing,
+            deadline=deadline,
+            at_line_start=at_start,
         )
         keep_units = 4 * keep  # 4 bytes per character at most: `keep` characters fit
     else:
@@ -330,6 +341,6 @@ def _learnt(index: LineIndex | None, reader: _LineReader, total: int | None) -> 
     marks = sorted(set((index.marks if index else []) + (reader.marks or [])))
     if len(marks) > MARKS_PER_FILE:  # keep every other one: still spread over the file
         marks = marks[::2]
-    reach = max(index.reach if index else (0, 0), reader.reach)
+    reach = max(index.reach if index else (0, 0, True), reader.reach, key=lambda at: at[:2])
     known = index.total if index is not None and index.total is not None else total
     return LineIndex(known, marks, reach)
