@@ -90,15 +90,15 @@ def is_skipped(name: str) -> bool:
 
 
 def _open_folder(root: Path, path: str, name: str, parent: int | None) -> int | None:
-    """A descriptor for the folder `path` (below `root`), named `name` in the folder `parent`
-    is open on; None when it is gone, unreadable or not inside `root`.
+    """A descriptor for the folder `path` (relative to `root`), named `name` in the folder
+    `parent` is open on; None when it is gone, unreadable or not inside `root`.
 
     Opened by its name within its parent, itself inside, and not through a symlink
     (O_NOFOLLOW): so it is inside, whatever was swapped since the parent was listed. Without a
     parent descriptor (the top of the walk, very deep folders) the path is opened and checked.
     """
     if parent is None:
-        return open_directory_inside(root, path)
+        return open_directory_inside(root, os.path.join(root, path))
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except OSError:
@@ -244,12 +244,11 @@ class Walk:
         """The folder `path` (from the root), named `name` in the folder `parent` is open on:
         its keys and ignore files, and its descriptor if `hold` (else None). One that cannot
         be opened or listed counts as `unreadable` and has no entries."""
-        where = os.path.join(self.root, path)
         if _BY_DESCRIPTOR:
-            fd = _open_folder(self.root, where, name, parent)
+            fd = _open_folder(self.root, path, name, parent)
             listed = None if fd is None else _listing(fd)
         else:
-            fd, listed = None, _listing(where)
+            fd, listed = None, _listing(os.path.join(self.root, path))
         if fd is not None and (not hold or listed is None):
             os.close(fd)
             fd = None
@@ -303,9 +302,14 @@ class Visibility:
             rules = self._rules[path]
         return rules
 
-    def __call__(self, path: str) -> bool:
+    def why_hidden(self, path: str) -> str | None:
+        """None when the walk would list the file `path`; else what hides it: the kind of
+        ignore file (".gitignore"), or the skipped folder's name ("node_modules")."""
         rules = self.rules_in(path.rpartition("/")[0])
-        return not isinstance(rules, str) and rules.hidden_by(path, is_dir=False) is None
+        return rules if isinstance(rules, str) else rules.hidden_by(path, is_dir=False)
+
+    def __call__(self, path: str) -> bool:
+        return self.why_hidden(path) is None
 
 
 def walk_files(root: Path, top: str = "", max_depth: int | None = None) -> Iterator[str]:
