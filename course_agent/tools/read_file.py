@@ -122,7 +122,8 @@ def _answer(shown: str, page: Page, size: int) -> ToolResult:
     if total == 0 and page.exact:
         return ToolResult(f"{shown} (empty file)", meta={"lines": 0})
     if not lines and page.stopped:
-        return ToolResult(_not_reached(shown, page, size), meta={"lines": total})
+        meta = {"lines": total, "exact": False, "stopped": True, "reached": False}
+        return ToolResult(_not_reached(shown, page, size), meta=meta)
     if not lines:
         raise ToolError(
             f"offset {first} is past the end of {shown}, which has {total} lines; "
@@ -135,6 +136,7 @@ def _answer(shown: str, page: Page, size: int) -> ToolResult:
         for i, (text, length) in enumerate(lines)
     ]
     meta = {"lines": total, "first": first, "last": last, "exact": page.exact}
+    meta |= {"stopped": page.stopped, "reached": True}
     if page.exact:
         parts = [f"{shown} (lines {first}-{last} of {total})", *body]
         if last < total:

@@ -281,6 +281,8 @@ class Visibility:
     def rules_in(self, directory: str) -> Rules | str:
         """The rules in force in `directory` (relative to the root), or why it is not walked:
         the skipped name ("node_modules") or the ignore file that hides it (".gitignore")."""
+        if (known := self._rules.get(directory)) is not None:  # files come folder by folder
+            return known
         rules, path = self._rules[""], ""
         for part in directory.split("/") if directory else []:
             path = f"{path}/{part}" if path else part
