@@ -286,7 +286,7 @@ def test_past_the_count_budget_the_count_is_a_bound(
     result = run_grep(GrepArgs(pattern="hit", limit=5), ToolContext(tmp_path))
     assert result.content.split("\n")[:5] == [f"a.txt:{n}:hit" for n in range(1, 6)]
     assert result.content.split("\n")[5] == (
-        "(at least 195 more matches withheld: counting stopped at 100 matches in one file; "
+        "(at least 197 more matches withheld: counting stopped past 100 matches in one file; "
         "narrow with glob or a stricter pattern)"
     )
     assert result.meta["exact"] is False and result.meta["stopped"] is False
@@ -435,8 +435,8 @@ def test_a_folder_swapped_in_a_loop_never_shows_a_line_from_outside(tmp_path: Pa
     # Hole 4: a folder swapped for a symlink to ../outside while rg walked: 5 to 11 of 400
     # calls showed the outside file's line. Lines are now read through descriptors checked
     # inside the root.
-    root = make_tree(tmp_path / "root", {f"sub/f{n}.txt": "needle inside\n" for n in range(20)})
-    make_tree(tmp_path, {f"outside/f{n}.txt": "needle OUTSIDE-SECRET\n" for n in range(20)})
+    root = make_tree(tmp_path / "root", {f"sub/f{n}.txt": "needle inside\n" for n in range(200)})
+    make_tree(tmp_path, {f"outside/f{n}.txt": "needle OUTSIDE-SECRET\n" for n in range(200)})
     swapper = subprocess.Popen(
         [sys.executable, "-c", SWAPPER, str(root), str(tmp_path / "outside")],
         stdout=subprocess.PIPE,
@@ -453,3 +453,22 @@ def test_a_folder_swapped_in_a_loop_never_shows_a_line_from_outside(tmp_path: Pa
         swapper.wait()
     assert not [text for text in outcomes if "OUTSIDE-SECRET" in text]
     assert any("needle inside" in text for text in outcomes)
+
+
+def test_a_folder_swapped_between_the_count_and_the_page_shows_nothing_from_outside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same race made certain: the folder becomes a symlink leading out after rg counted.
+    root = make_tree(tmp_path / "root", {"sub/f.txt": "needle inside\n", "top.txt": "needle\n"})
+    make_tree(tmp_path, {"outside/f.txt": "needle OUTSIDE-SECRET\n"})
+    page = search._page
+
+    def swap_then_page(*args: object, **kwargs: object) -> object:
+        os.rename(root / "sub", root / "sub.real")
+        (root / "sub").symlink_to(tmp_path / "outside")
+        return page(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_page", swap_then_page)
+    content = grep(root, "needle")
+    assert "OUTSIDE" not in content
+    assert content.startswith("top.txt:1:needle")

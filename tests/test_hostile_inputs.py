@@ -22,6 +22,7 @@ from course_agent.protocol import ToolCall, ToolContext, ToolResult
 from course_agent.registry import default_registry
 from course_agent.tools import grep_files
 from course_agent.tools.grep_files import find_rg
+from course_agent.tools.guards import ripgrep
 from course_agent.tools.guards import walk as walk_module
 
 SECRET = "TOP-SECRET-VALUE"
@@ -367,7 +368,8 @@ def test_running_out_of_memory_on_every_pass_is_said_as_such(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "a.txt").write_bytes(b"needle\n" + b"x" * (16 << 20) + b" needle\n")
-    monkeypatch.setattr(grep_files, "RG_MEMORY", 8 << 20)  # half the line: no pass can hold it
+    monkeypatch.setattr(ripgrep, "RG_MEMORY", 8 << 20)  # half the line: no pass can hold it
+    monkeypatch.setattr(grep_files, "RG_MEMORY", 8 << 20)  # and the note says so
     result = default_registry().execute(
         ToolCall("1", "grep", json.dumps({"pattern": "needle"})), ToolContext(tmp_path)
     )

@@ -72,12 +72,12 @@ def ripgrep_command(
     rung: Rung = LADDER[0],
     paths: Sequence[str] = (),
 ) -> list[str]:
-    """The rg command line. `mode` "lines": matching lines, at most `limit` per file, each cut
-    to a 500-byte preview; "count": matching lines per file, up to COUNT_BUDGET; "holders": the
-    files holding any of the fixed strings `pattern`. It searches `paths` (files, or "-" for
+    """The rg command line. `mode` "lines": matching lines, at most `limit` per file, each
+    cut to a 500-byte preview; "count": matching lines per file, to one past COUNT_BUDGET;
+    "holders": the files holding any of the fixed strings `pattern`. It searches `paths` (files, or "-" for
     stdin) when given, else the working directory with the skips, narrowed by `glob`."""
     if mode == "count":
-        flags = ["--count", f"--max-count={COUNT_BUDGET}"]
+        flags = ["--count", f"--max-count={COUNT_BUDGET + 1}"]  # one past: passed, not met
     elif mode == "holders":
         flags = ["--files-with-matches", "--fixed-strings"]
     else:  # a 50 MB line comes back as a 500-byte preview

@@ -102,7 +102,7 @@ class _Counting:
                 continue
             count = int(rest)
             self.total += count
-            self.capped = self.capped or count >= COUNT_BUDGET
+            self.capped = self.capped or count > COUNT_BUDGET
             yield relative
 
 
@@ -245,7 +245,7 @@ def search(
         more, counted = _redacted(rg, root, pattern, holders, counting.visible, deadline)
         lines, total = lines + more, total + counted
     lines = heapq.nsmallest(limit, lines, key=lambda record: record[:2])
-    bound = f"counting stopped at {COUNT_BUDGET} matches in one file" if counting.capped else ""
+    bound = f"counting stopped past {COUNT_BUDGET} matches in one file" if counting.capped else ""
     return Found(
         lines=lines,
         total=max(total, len(lines)),
