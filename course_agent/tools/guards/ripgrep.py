@@ -74,8 +74,9 @@ def ripgrep_command(
 ) -> list[str]:
     """The rg command line. `mode` "lines": matching lines, at most `limit` per file, each
     cut to a 500-byte preview; "count": matching lines per file, to one past COUNT_BUDGET;
-    "holders": the files holding any of the fixed strings `pattern`. It searches `paths` (files, or "-" for
-    stdin) when given, else the working directory with the skips, narrowed by `glob`."""
+    "holders": the files holding any of the fixed strings `pattern`. It searches `paths`
+    (files, or "-" for stdin) when given, else the working directory with the skips, narrowed
+    by `glob`."""
     if mode == "count":
         flags = ["--count", f"--max-count={COUNT_BUDGET + 1}"]  # one past: passed, not met
     elif mode == "holders":
