@@ -118,7 +118,7 @@ INDEXES = IndexCache(64)  # 64 files, at most MARKS_PER_FILE marks each: a few M
 
 def _length(piece: bytes | str) -> int:
     """Characters in `piece`: decoded text, or UTF-8 bytes counted without decoding them."""
-    if isinstance(piece, str):
+    if isinstance(piece, str) or piece.isascii():  # isascii: a fast scan, no copy
         return len(piece)
     return len(piece.translate(None, _CONTINUATION_BYTES))
 
