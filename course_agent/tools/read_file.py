@@ -135,14 +135,14 @@ def _answer(shown: str, page: Page, size: int) -> ToolResult:
         _show_line(first + i, width, text, length, page.stopped and first + i == last)
         for i, (text, length) in enumerate(lines)
     ]
-    meta = {"lines": total, "first": first, "last": last, "exact": page.exact}
-    meta |= {"stopped": page.stopped, "reached": True}
+    meta: dict[str, object] = {"lines": total, "first": first, "last": last}
     if page.exact:
         parts = [f"{shown} (lines {first}-{last} of {total})", *body]
         if last < total:
             parts.append(f"(lines {last + 1}-{total} remain; read on with offset={last + 1})")
         return ToolResult("\n".join(parts), meta=meta)
     # A large file is not counted before answering: what is known, and its size.
+    meta |= {"exact": False, "stopped": page.stopped}
     header = f"{shown} (lines {first}-{last} of at least {total:,}; the file is {_size(size)}"
     header += f"; reading stopped after {TIME_BUDGET_S:g} s)" if page.stopped else ")"
     more = "more lines remain" if last < total else "more lines may remain"
