@@ -88,7 +88,9 @@ def grep_memory_rows(big: BigFile, repeat: int, notes: list[str]) -> list[Row]:
     passes = [ripgrep_command(rg, GREP_PATTERN, mode="count")]
     if left_out:
         passes.append(ripgrep_command(rg, GREP_PATTERN, mode="count", rung=LADDER[-1]))
-    passes.append(ripgrep_command(rg, GREP_PATTERN, paths=[big.path.name]))
+    # On the last rung the page pass leaves big files out too, as the counting pass did.
+    page_rung = LADDER[-1] if left_out else LADDER[0]
+    passes.append(ripgrep_command(rg, GREP_PATTERN, rung=page_rung, paths=[big.path.name]))
     # rg as the tool runs it: with its heap capped at RG_MEMORY (util-linux's prlimit does what
     # the tool does with resource.prlimit).
     capped = [["prlimit", f"--data={RG_MEMORY}", *command] for command in passes]

@@ -59,6 +59,9 @@ _FLAGS = [
     "--null",  # path\0...: a file name may contain ":" or even a newline
     "--with-filename",
     "--color=never",
+    # Named files are read, not memory-mapped: a mapped 1 GB file counts in rg's resident
+    # memory, and RLIMIT_DATA (the cap) does not bound a mapping.
+    "--no-mmap",
 ]
 
 
