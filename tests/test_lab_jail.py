@@ -23,10 +23,10 @@ from lab_class import kernel_env, submission
 from nbclient.exceptions import DeadKernelError
 
 import course_agent.lab.score
+from course_agent.lab.cgroups import cgroup_folders
 from course_agent.lab.jail import (
     GB,
     Limits,
-    cgroup_folders,
     jail_command,
     kernel_manager,
     sandbox_problem,
@@ -182,7 +182,7 @@ def test_the_kernel_sees_no_key_and_only_its_own_folder(attacked: dict[str, Any]
     seen = attacked["found"]["environment"]
     assert KEY not in json.dumps(seen)
     assert set(seen["env"]) <= SANDBOX_NAMES, seen["env"]
-    assert seen["files"] == [".kernel"]  # the channel to the grader, nothing of anyone else
+    assert seen["files"] == []  # nothing of anyone else
     assert seen["pids"] == ["1", "2"]  # bwrap's init and the kernel
 
 
@@ -297,5 +297,4 @@ def test_a_dead_kernels_sandbox_leaves_no_cgroup_and_no_folder(tmp_path: Path) -
         NotebookClient(nb, km=km, timeout=30).execute(cleanup_kc=True)
     assert km.cgroups is not None and km.cgroups.folders.keys() == cgroup_folders().keys()
     assert not any(folder.exists() for folder in km.cgroups.folders.values())
-    assert [path.name for path in tmp_path.iterdir()] == [".kernel"]
-    assert list((tmp_path / ".kernel").iterdir()) == []
+    assert km.channel is not None and not km.channel.exists()  # the sockets' folder

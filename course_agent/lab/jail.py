@@ -3,7 +3,7 @@
 Own PID, network, IPC, UTS and user namespaces, no capabilities, an empty environment but for a
 few harmless names, a read-only view of the system, the interpreter and the package, one private
 writable folder, and caps on memory, processes and CPU (cgroups where the grader may create them,
-else resource limits). The grader talks to the kernel over unix sockets in the private folder.
+else resource limits). The grader talks to the kernel over unix sockets in a folder bound in.
 Deliberately not handled: the wall deadline per notebook (`kernel.run_notebook` stops the sandbox
 with `JailedKernels.stop`), disk quotas (the folders are tmpfs or the grader's temporary folder).
 """
@@ -14,19 +14,21 @@ import contextlib
 import functools
 import json
 import os
-import secrets
 import shutil
 import signal
 import site
 import subprocess
 import sys
-import time
+import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Limits", "cgroup_folders", "jail_command", "kernel_manager", "sandbox_problem"]
+from course_agent.lab.cgroups import Cgroups, cgroup_folders
+
+__all__ = ["GB", "Limits", "jail_command", "kernel_manager", "sandbox_problem"]
 
 GB = 1024**3
 
@@ -79,38 +81,6 @@ def sandbox_problem() -> str:
     return ""
 
 
-def _cgroup_mounts() -> dict[str, Path]:
-    """{"memory": mount point, ...} for cgroup v1 controllers; {"": mount point} for v2."""
-    mounts: dict[str, Path] = {}
-    for line in Path("/proc/self/mounts").read_text().splitlines():
-        _, point, kind, options, *_ = line.split()
-        if kind == "cgroup2":
-            mounts.setdefault("", Path(point))
-        elif kind == "cgroup":
-            for option in options.split(","):
-                mounts.setdefault(option, Path(point))
-    return mounts
-
-
-def cgroup_folders() -> dict[str, Path]:
-    """Where this process may create a child cgroup for "memory", "pids" and "cpuacct".
-
-    Nested under the grader's own cgroups, so that whatever bounds the grader bounds its kernels.
-    v2 only where the controllers are already delegated to children (subtree_control).
-    """
-    mounts, found = _cgroup_mounts(), {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, names, path = line.split(":", 2)
-        for name in names.split(",") if names else []:
-            if name in ("memory", "pids", "cpuacct") and name in mounts:
-                found[name] = mounts[name] / path.lstrip("/")
-        if not names and "" in mounts:  # v2: one hierarchy, controllers listed in files
-            folder = mounts[""] / path.lstrip("/")
-            delegated = (folder / "cgroup.subtree_control").read_text().split()
-            found |= {name: folder for name in ("memory", "pids") if name in delegated}
-    return {name: folder for name, folder in found.items() if os.access(folder, os.W_OK | os.X_OK)}
-
-
 def _binds(mounts: Sequence[tuple[Path, Path]], flag: str) -> list[str]:
     return [arg for source, target in mounts for arg in (flag, str(source), str(target))]
 
@@ -129,10 +99,13 @@ def _readable() -> list[tuple[Path, Path]]:
 
 
 def jail_command(
-    private: Path, limits: Limits, binds: Sequence[tuple[Path, Path]] = ()
+    private: Path,
+    limits: Limits,
+    binds: Sequence[tuple[Path, Path]] = (),
+    channel: Path | None = None,
 ) -> list[str]:
-    """bwrap's arguments up to the command: the sandbox of one kernel, `private` its only
-    writable folder (bound where it is: the unix sockets to the grader live there)."""
+    """bwrap's arguments up to the command: the sandbox of one kernel, `private` its writable
+    folder, `channel` (bound where it is) the one of the unix sockets to the grader."""
     command = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user"]
     command += ["--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     command += ["--hostname", "sandbox", "--clearenv"]
@@ -150,63 +123,11 @@ def jail_command(
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += ["--size", str(limits.memory), "--tmpfs", "/tmp"]
     command += _binds(_readable(), "--ro-bind") + _binds(binds, "--ro-bind")
-    command += ["--bind", str(private), str(private), "--chdir", str(private)]
+    command += ["--bind", str(private), str(private)]
+    if channel is not None:
+        command += ["--bind", str(channel), str(channel)]
+    command += ["--chdir", str(private)]
     return [*command, "--remount-ro", "/"]
-
-
-class Cgroups:
-    """One sandbox's cgroups (possibly none): made with its limits, emptied and removed after."""
-
-    def __init__(self, limits: Limits, folders: dict[str, Path]) -> None:
-        name = f"course-agent-{secrets.token_hex(6)}"
-        self.out_of_memory = False
-        self.folders = {kind: parent / name for kind, parent in folders.items()}
-        settings = {
-            "memory": {"memory.limit_in_bytes": limits.memory, "memory.max": limits.memory},
-            "pids": {"pids.max": limits.processes},
-        }
-        for kind, folder in self.folders.items():
-            folder.mkdir(exist_ok=True)
-            for file, value in settings.get(kind, {}).items():
-                if (folder / file).exists():
-                    (folder / file).write_text(str(value))
-        # v1 swaps past memory.limit_in_bytes unless memsw is capped too (where there is swap)
-        with contextlib.suppress(OSError):
-            (self.folders["memory"] / "memory.memsw.limit_in_bytes").write_text(str(limits.memory))
-
-    def procs(self) -> list[str]:
-        """The files a process writes its pid to, to join every one of these cgroups."""
-        return sorted({str(folder / "cgroup.procs") for folder in self.folders.values()})
-
-    def memory_killed(self) -> bool:
-        """Whether the kernel's out-of-memory killer stopped a process of this sandbox."""
-        if self.out_of_memory:
-            return True
-        folder = self.folders.get("memory")
-        for file in ("memory.oom_control", "memory.events"):
-            with contextlib.suppress(OSError, KeyError):
-                pairs = (line.split() for line in (folder / file).read_text().splitlines())
-                if int(dict(pairs)["oom_kill"]):
-                    return True
-        return False
-
-    def remove(self) -> None:
-        """Kill whatever is left in them (a detached grandchild, say), then remove them."""
-        self.out_of_memory = self.memory_killed()  # what the files say, before they go
-        for _ in range(50):
-            left = set()
-            for folder in self.folders.values():
-                with contextlib.suppress(OSError):
-                    left |= set((folder / "cgroup.procs").read_text().split())
-            for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(int(pid), signal.SIGKILL)
-            for folder in list(self.folders.values()):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
-            if not any(folder.exists() for folder in self.folders.values()):
-                return
-            time.sleep(0.02)
 
 
 def _rlimits(limits: Limits, cgroups: Cgroups) -> dict[str, tuple[int, int]]:
@@ -227,11 +148,13 @@ def _jailed_kernels() -> type:
     from course_agent.lab.kernel import _current_env_kernels
 
     class JailedKernels(_current_env_kernels()):  # type: ignore[misc]
-        limits: Limits
-        private: Path
-        binds: Sequence[tuple[Path, Path]]
+        limits = Limits()
+        private: Path | None = None  # None: the folder the kernel is started in (nbgrader's)
+        channel: Path | None = None  # the connection file and the sockets
+        binds: Sequence[tuple[Path, Path]] = ()
         cgroups: Cgroups | None = None
         process: subprocess.Popen | None = None
+        deadline: threading.Timer | None = None
         stopped = ""  # which limit the grader stopped it for, when it did
 
         @property
@@ -240,12 +163,23 @@ def _jailed_kernels() -> type:
             spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
             return spec
 
+        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+            self.private = self.private or Path(kw.get("cwd") or os.getcwd())
+            # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
+            short = "/tmp" if os.access("/tmp", os.W_OK) else None
+            self.channel = channel = Path(tempfile.mkdtemp(prefix="course-agent-", dir=short))
+            self.transport, self.ip = "ipc", str(channel / "kernel-ipc")
+            self.connection_file = str(channel / "kernel.json")
+            return await super()._async_pre_start_kernel(**kw)
+
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-            self.cgroups = Cgroups(self.limits, cgroup_folders())
+            limits = self.limits
+            self.cgroups = Cgroups(limits.memory, limits.processes, cgroup_folders())
             setup = {"procs": self.cgroups.procs(), "limits": _rlimits(self.limits, self.cgroups)}
             enter = [sys.executable, "-I", "-S", "-c", ENTER, json.dumps(setup)]
             inner = super().format_kernel_cmd(extra_arguments)
-            return [*enter, *jail_command(self.private, self.limits, self.binds), *inner]
+            jail = jail_command(self.private, self.limits, self.binds, self.channel)
+            return [*enter, *jail, *inner]
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
             # bwrap's own processes keep the environment they get, and the kernel can read
@@ -254,6 +188,10 @@ def _jailed_kernels() -> type:
             kw |= {"env": {"PATH": os.defpath, "LANG": "C.UTF-8"}, "independent": True}
             await super()._async_launch_kernel(kernel_cmd, **kw)
             self.process = self.provisioner.process  # type: ignore[union-attr]
+            why = f"the notebook ran over its wall limit of {self.limits.wall_seconds:g} s"
+            self.deadline = threading.Timer(self.limits.wall_seconds, self.stop, [why])
+            self.deadline.daemon = True
+            self.deadline.start()
 
         def stop(self, why: str) -> None:
             """Kill the whole sandbox now (any thread): bwrap's init dies, and all under it."""
@@ -280,11 +218,15 @@ def _jailed_kernels() -> type:
 
         def release(self) -> None:
             """Kill what is left of the sandbox and remove its cgroups (again: no harm)."""
+            if self.deadline is not None:
+                self.deadline.cancel()
             if self.process is not None:
                 with contextlib.suppress(OSError):
                     os.killpg(self.process.pid, signal.SIGKILL)
             if self.cgroups is not None:
                 self.cgroups.remove()
+            if self.channel is not None:
+                shutil.rmtree(self.channel, ignore_errors=True)
 
         async def _async_cleanup_resources(self, restart: bool = False) -> None:
             await super()._async_cleanup_resources(restart)
@@ -302,10 +244,10 @@ def kernel_manager(
     """An (async) KernelManager whose kernel runs jailed with `folder` as its one writable place;
     for nbclient's `NotebookClient(km=...)`. `binds`: more read-only (source, target) pairs.
 
-    The connection file and the unix sockets are in `folder/.kernel`.
+    The connection file and the unix sockets are in a folder of their own while the kernel runs;
+    its shutdown (or cleanup_resources, or `release()`) kills what is left, removes its cgroups
+    and that folder.
     """
-    channel = folder / ".kernel"
-    channel.mkdir(mode=0o700, exist_ok=True)
-    manager = _jailed_kernels()(transport="ipc", connection_file=str(channel / "kernel.json"))
+    manager = _jailed_kernels()()
     manager.limits, manager.private, manager.binds = limits or Limits(), folder, tuple(binds)
     return manager

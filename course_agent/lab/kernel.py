@@ -182,7 +182,8 @@ def run_notebook(
         )
         env = {**kernel_environment(), "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp}
         where = lambda: describe(started[-1]) if started else "a cell"  # noqa: E731
-        deadline = None if limits is None else _deadline(km, limits.wall_seconds)
+        # A sandbox keeps its own deadline; a plain kernel gets this one.
+        deadline = None if limits is None or sandbox else _deadline(km, limits.wall_seconds)
         try:
             client.execute(
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cleanup_kc=True
