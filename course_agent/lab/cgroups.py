@@ -66,7 +66,7 @@ class Cgroups:
                 if (folder / file).exists():
                     (folder / file).write_text(str(value))
         # v1 swaps past memory.limit_in_bytes unless memsw is capped too (where there is swap)
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, KeyError):
             (self.folders["memory"] / "memory.memsw.limit_in_bytes").write_text(str(memory))
 
     def procs(self) -> list[str]:
@@ -78,6 +78,8 @@ class Cgroups:
         if self.out_of_memory:
             return True
         folder = self.folders.get("memory")
+        if folder is None:
+            return False
         for file in ("memory.oom_control", "memory.events"):
             with contextlib.suppress(OSError, KeyError):
                 pairs = (line.split() for line in (folder / file).read_text().splitlines())
