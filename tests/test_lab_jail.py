@@ -33,7 +33,6 @@ from course_agent.lab.jail import (
 )
 from course_agent.lab.kernel import run_notebook
 
-
 KEY = "sk-jail-probe-0123456789"
 LIMITS = Limits(memory=1 * GB, processes=64, cpu_seconds=60, wall_seconds=120)
 # The names a sandboxed kernel's environment may hold: the sandbox's, then ipykernel's own.
