@@ -6,6 +6,7 @@ last act); the tests read what each cell printed. Each attack succeeds in a plai
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -311,3 +312,12 @@ def test_without_cgroups_resource_limits_cap_memory(monkeypatch: pytest.MonkeyPa
     assert run_notebook(nb, timeout=60, limits=LIMITS, sandbox=True) == ""
     assert nb.cells[0].outputs[0]["text"] == "started\n"
     assert nb.cells[1].outputs[0]["ename"] == "MemoryError"
+
+
+def test_a_sandbox_that_fails_to_start_leaves_nothing_behind(tmp_path: Path) -> None:
+    km = kernel_manager(tmp_path, limits=LIMITS)
+    with pytest.raises(FileNotFoundError):  # its cgroups were made, then the launch failed
+        asyncio.run(km.start_kernel(cwd=str(tmp_path / "missing")))
+    assert km.cgroups is not None and km.cgroups.folders.keys() == cgroup_folders().keys()
+    assert not any(folder.exists() for folder in km.cgroups.folders.values())
+    assert km.channel is not None and not km.channel.exists()

@@ -3,9 +3,10 @@
 Own PID, network, IPC, UTS and user namespaces, no capabilities, an empty environment but for a
 few harmless names, a read-only view of the system, the interpreter and the package, one private
 writable folder, and caps on memory, processes and CPU (cgroups where the grader may create them,
-else resource limits). The grader talks to the kernel over unix sockets in a folder bound in.
-Deliberately not handled: the wall deadline per notebook (`kernel.run_notebook` stops the sandbox
-with `JailedKernels.stop`), disk quotas (the folders are tmpfs or the grader's temporary folder).
+else resource limits), and a wall deadline per notebook. The grader talks to the kernel over
+unix sockets in a folder bound in.
+Deliberately not handled: disk quotas (the private folder is in the grader's temporary folder),
+machines where bubblewrap cannot start (`sandbox_problem` says why; the caller decides).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ os.execv(sys.argv[2], sys.argv[2:])
 
 @functools.cache
 def sandbox_problem() -> str:
-    """ "" when a sandbox starts here, else one line saying why not and what to do."""
+    """Why no sandbox starts here, in one line that says what to do; "" when one does."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
@@ -169,10 +170,21 @@ def _jailed_kernels() -> type:
             self.private = self.private or Path(kw.get("cwd") or os.getcwd())
             # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
             short = "/tmp" if os.access("/tmp", os.W_OK) else None
-            self.channel = channel = Path(tempfile.mkdtemp(prefix="course-agent-", dir=short))
+            self.channel = channel = Path(
+                tempfile.mkdtemp(prefix="course-agent-kernel-", dir=short)
+            )
             self.transport, self.ip = "ipc", str(channel / "kernel-ipc")
             self.connection_file = str(channel / "kernel.json")
             return await super()._async_pre_start_kernel(**kw)
+
+        async def _async_start_kernel(self, **kw: Any) -> None:
+            try:
+                await super()._async_start_kernel(**kw)
+            except BaseException:  # started halfway (its sockets refused, say): undo it all
+                self.release()
+                raise
+
+        start_kernel = _async_start_kernel  # as cleanup_resources below
 
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
             limits = self.limits
@@ -234,7 +246,7 @@ def _jailed_kernels() -> type:
             await super()._async_cleanup_resources(restart)
             self.release()
 
-        # AsyncKernelManager binds this name to the base class's function, not to the above
+        # AsyncKernelManager binds these names to the base class's functions, not to overrides
         cleanup_resources = _async_cleanup_resources
 
     return JailedKernels
