@@ -247,7 +247,10 @@ def test_three_gigabytes_are_not_granted(attacked: dict[str, Any]) -> None:
 def test_a_cpu_burner_stops_at_the_cpu_limit() -> None:
     nb = notebook("while True:\n    pass")
     stopped = run_notebook(nb, timeout=60, limits=Limits(cpu_seconds=2), sandbox=True)
-    assert stopped == "stopped: a process ran over its CPU limit of 2 s, in cell 1"
+    if "cpuacct" in cgroup_folders():  # the whole notebook's CPU, counted by its cgroup
+        assert stopped == "stopped: the notebook used its CPU limit of 2 s, in cell 1"
+    else:  # RLIMIT_CPU, each process's
+        assert stopped == "stopped: a process ran over its CPU limit of 2 s, in cell 1"
 
 
 def test_the_sandbox_binds_no_checkout_and_no_etc_beyond_the_loaders(tmp_path: Path) -> None:
@@ -305,13 +308,18 @@ def test_a_dead_kernels_sandbox_leaves_no_cgroup_and_no_folder(tmp_path: Path) -
     assert km.channel is not None and not km.channel.exists()  # the sockets' folder
 
 
-def test_without_cgroups_resource_limits_cap_memory(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A grader that may create no cgroup (a user without delegation): RLIMIT_AS refuses instead.
+def test_without_cgroups_resource_limits_cap_memory_and_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A grader that may create no cgroup (a user without delegation): RLIMIT_AS refuses the
+    # allocation, RLIMIT_CPU stops the process.
     monkeypatch.setattr("course_agent.lab.jail.cgroup_folders", dict)
-    nb = notebook("print('started')", "_big = bytearray(3 * 1024**3)")
-    assert run_notebook(nb, timeout=60, limits=LIMITS, sandbox=True) == ""
+    nb = notebook("print('started')", "_big = bytearray(3 * 1024**3)", "while True:\n    pass")
+    limits = Limits(memory=GB, cpu_seconds=3)
+    stopped = run_notebook(nb, timeout=60, limits=limits, sandbox=True)
     assert nb.cells[0].outputs[0]["text"] == "started\n"
     assert nb.cells[1].outputs[0]["ename"] == "MemoryError"
+    assert stopped == "stopped: a process ran over its CPU limit of 3 s, in cell 3"
 
 
 def test_a_sandbox_that_fails_to_start_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 every process in it, so that none outlives its grade.
 
 Deliberately not handled: cgroup v2 without delegated controllers (`cgroup_folders` then finds
-none, and `jail` falls back to resource limits), CPU shares (only `jail`'s RLIMIT_CPU).
+none, and `jail` falls back to resource limits), CPU shares (CPU time is only counted).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def cgroup_folders() -> dict[str, Path]:
             folder = mounts[""] / path.lstrip("/")
             delegated = (folder / "cgroup.subtree_control").read_text().split()
             found |= {name: folder for name in ("memory", "pids") if name in delegated}
+            found["cpuacct"] = folder  # cpu.stat: every v2 cgroup counts its CPU time
     return {name: folder for name, folder in found.items() if os.access(folder, os.W_OK | os.X_OK)}
 
 
@@ -72,6 +73,17 @@ class Cgroups:
     def procs(self) -> list[str]:
         """The files a process writes its pid to, to join every one of these cgroups."""
         return sorted({str(folder / "cgroup.procs") for folder in self.folders.values()})
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process of this sandbox so far (None: not counted here)."""
+        folder = self.folders.get("cpuacct")
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            if folder is not None and (folder / "cpuacct.usage").exists():  # v1: nanoseconds
+                return int((folder / "cpuacct.usage").read_text()) / 1e9
+            if folder is not None:  # v2: "usage_usec 1234" among other lines
+                pairs = (line.split() for line in (folder / "cpu.stat").read_text().splitlines())
+                return int(dict(pairs)["usage_usec"]) / 1e6
+        return None
 
     def memory_killed(self) -> bool:
         """Whether the kernel's out-of-memory killer stopped a process of this sandbox."""

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ class Limits:
     # peak of 64 MB resident, 11 threads, 0.7 s of CPU, about 4 s from start to end.
     memory: int = 1 * GB  # bytes, every process of the sandbox together (cgroup, or RLIMIT_AS)
     processes: int = 256  # processes and threads together (cgroup pids, or RLIMIT_NPROC)
-    cpu_seconds: int = 300  # per process (RLIMIT_CPU: SIGXCPU, then SIGKILL 5 s later)
+    cpu_seconds: int = 300  # all processes together (cgroup cpuacct), else each (RLIMIT_CPU)
     wall_seconds: float = 600  # the whole notebook, kernel start to end, then killed
 
 
@@ -134,8 +135,10 @@ def jail_command(
 
 
 def _rlimits(limits: Limits, cgroups: Cgroups) -> dict[str, tuple[int, int]]:
-    """Resource limits for what the cgroups do not cap; CPU always (SIGXCPU, then SIGKILL)."""
-    chosen = {"RLIMIT_CPU": (limits.cpu_seconds, limits.cpu_seconds + 5)}
+    """Resource limits for what the cgroups do not cap; CPU always (SIGXCPU, then SIGKILL), a
+    backstop 5 s late where the cgroup counts the notebook's CPU (JailedKernels._watch)."""
+    cpu = limits.cpu_seconds + (5 if "cpuacct" in cgroups.folders else 0)
+    chosen = {"RLIMIT_CPU": (cpu, cpu + 5)}
     if "memory" not in cgroups.folders:
         chosen["RLIMIT_AS"] = (limits.memory, limits.memory)
     if "pids" not in cgroups.folders:
@@ -157,7 +160,7 @@ def _jailed_kernels() -> type:
         binds: Sequence[tuple[Path, Path]] = ()
         cgroups: Cgroups | None = None
         process: subprocess.Popen | None = None
-        deadline: threading.Timer | None = None
+        done: threading.Event | None = None  # set when the sandbox is released
         stopped = ""  # which limit the grader stopped it for, when it did
 
         @property
@@ -202,10 +205,20 @@ def _jailed_kernels() -> type:
             kw |= {"env": {"PATH": os.defpath, "LANG": "C.UTF-8"}, "independent": True}
             await super()._async_launch_kernel(kernel_cmd, **kw)
             self.process = self.provisioner.process  # type: ignore[union-attr]
-            why = f"the notebook ran over its wall limit of {self.limits.wall_seconds:g} s"
-            self.deadline = threading.Timer(self.limits.wall_seconds, self.stop, [why])
-            self.deadline.daemon = True
-            self.deadline.start()
+            self.done = threading.Event()
+            threading.Thread(target=self._watch, args=(self.done,), daemon=True).start()
+
+        def _watch(self, done: threading.Event) -> None:
+            """Four times a second until `done`: stop the sandbox past the notebook's wall limit,
+            or once all its processes together used its CPU limit."""
+            wall, cpu = self.limits.wall_seconds, self.limits.cpu_seconds
+            ends = time.monotonic() + wall
+            while not done.wait(0.25):
+                used = None if self.cgroups is None else self.cgroups.cpu_seconds()
+                if time.monotonic() > ends:
+                    return self.stop(f"the notebook ran over its wall limit of {wall:g} s")
+                if used is not None and used > cpu:
+                    return self.stop(f"the notebook used its CPU limit of {cpu} s")
 
         def stop(self, why: str) -> None:
             """Kill the whole sandbox now (any thread): bwrap's init dies, and all under it."""
@@ -232,8 +245,8 @@ def _jailed_kernels() -> type:
 
         def release(self) -> None:
             """Kill what is left of the sandbox and remove its cgroups (again: no harm)."""
-            if self.deadline is not None:
-                self.deadline.cancel()
+            if self.done is not None:
+                self.done.set()
             if self.process is not None:
                 with contextlib.suppress(OSError):
                     os.killpg(self.process.pid, signal.SIGKILL)
