@@ -116,7 +116,7 @@ def _holders(rg: str, root: Path, glob: str | None, deadline: float) -> set[byte
 
     def read(run: Ripgrep) -> None:
         found.clear()
-        found.update(path.rstrip(b"\n").removeprefix(b"./") for path, _ in _paths(run))
+        found.update(_paths(run))
 
     def command(rung: Rung) -> list[str]:
         return ripgrep_command(rg, forms, glob, mode="holders", rung=rung)
@@ -125,13 +125,11 @@ def _holders(rg: str, root: Path, glob: str | None, deadline: float) -> set[byte
     return found
 
 
-def _paths(run: Ripgrep) -> Iterator[tuple[bytes, bytes]]:
-    """--files-with-matches with --null prints `path\\0` records with no newline between."""
+def _paths(run: Ripgrep) -> list[bytes]:
+    """--files-with-matches with --null prints `path\\0` records, no newline between them."""
     assert run.process.stdout is not None
-    data = run.process.stdout.read(64 << 20)
-    for path in data.split(b"\0"):
-        if path.strip(b"\n"):
-            yield path.strip(b"\n"), b""
+    data = run.process.stdout.read(64 << 20)  # 64 MiB of paths at most
+    return [path.removeprefix(b"./") for path in data.split(b"\0") if path]
 
 
 def _lines(run: Ripgrep, names: dict[bytes, bytes], into: list[Record]) -> None:
