@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.safety.redaction import known_secrets, redact_cut
+from course_agent.safety.redaction import known_secrets, redact, redact_cut
 from course_agent.tools.guards.ripgrep import BIG_FILE, LADDER, RG_MEMORY, ripgrep_command
 from course_agent.tools.guards.search import Found, search
 from course_agent.tools.guards.walk import show_path
@@ -61,7 +61,7 @@ def find_rg() -> str | None:
 def _show_match(path: bytes, number: int, content: bytes) -> str:
     """One `path:line:content` line: content cut at 120 characters after known keys were
     redacted, so no cut keeps the start of one."""
-    name = show_path(os.fsdecode(path))
+    name = redact(show_path(os.fsdecode(path)), known_secrets())  # a name may hold a key too
     # A line over 500 bytes arrives as ripgrep's preview: its first 500 bytes and a marker.
     preview = _PREVIEW.search(content)
     text = content[: preview.start() if preview else None].decode("utf-8", "replace")
