@@ -154,8 +154,8 @@ def test_the_solution_source_matches_its_own_stored_outputs(handed_in: dict) -> 
     assert handed_in["source"].returncode == 0, f"{refresh}\n{shown(handed_in['source'])}"
 
 
-def test_both_readmes_give_the_extension_hand_in_command_on_one_line() -> None:
-    for readme in (REPO / "README.md", LABS / "README.md"):
+def test_the_readmes_and_the_lab_doc_give_the_extension_hand_in_command_on_one_line() -> None:
+    for readme in (REPO / "README.md", REPO / "docs" / "lab.md", LABS / "README.md"):
         lines = readme.read_text(encoding="utf-8").splitlines()
         assert any(line.strip().strip("`") == HANDIN for line in lines), readme
 
