@@ -30,6 +30,15 @@ def test_offline_question_shows_the_three_cards_in_order_and_concludes(cli):
     assert "line 12 rounds down" in lines[-1]
 
 
+def test_an_offline_run_leaves_no_folder_in_the_temporary_directory(cli, tmp_path):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = cli(env={"MOCK": "1", "TMPDIR": str(temporary)})
+    assert done.returncode == 0, done.stderr
+    assert f"Offline: the scripted model on {temporary}" in done.stdout  # it was made there
+    assert list(temporary.iterdir()) == []  # and removed at exit
+
+
 def test_selftest_prints_seven_of_seven(cli):
     done = cli(env={"MOCK": "1", "SELFTEST": "1"})
     assert done.returncode == 0

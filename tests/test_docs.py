@@ -14,8 +14,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PAGES = sorted(
-    [REPO / "README.md", *REPO.glob("docs/*.md"), *REPO.glob("*/README.md")]
-    + [*REPO.glob("notebooks/*.ipynb"), *REPO.glob("labs/*.ipynb")]
+    [
+        REPO / "README.md",
+        *REPO.glob("docs/*.md"),
+        *REPO.glob("*/README.md"),
+        *REPO.glob("notebooks/*.ipynb"),
+        *REPO.glob("labs/source/*.ipynb"),
+    ]
 )
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)

@@ -1,10 +1,10 @@
 """The walkthrough's quizzes, the course errata and the name table say what the package does.
 
 Every walkthrough notebook ends with a quiz (two or three questions, each answer behind
-`<details>`), and the quizzes cover the course's checklist and interview questions exactly as the
-docs/lab.md maps them. The errata figures in docs/design.md and notebook 05 are recomputed from the course's
-own samples, pasted below, and from the package. Not checked here: whether an answer is right in
-prose (nbval checks the cells each answer rests on, in tests/test_notebooks.py).
+`<details>`), and the quizzes cover the course's checklist and interview questions exactly as
+docs/lab.md maps them. The errata figures in docs/design.md and notebook 05 are recomputed from the
+course's own samples, pasted below, and from the package. Not checked here: whether an answer is
+right in prose (nbval checks the cells each answer rests on, in tests/test_notebooks.py).
 """
 
 from __future__ import annotations
