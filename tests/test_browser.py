@@ -68,7 +68,7 @@ def missing_browser() -> str | None:
         return f"{CHROMIUM} is not installed (apt-get install chromium)"
     for package in ("playwright", "jupyterlab"):
         if importlib.util.find_spec(package) is None:
-            return f"{package} is not installed (pip install -e '.[test]', as .ci/run does)"
+            return f"{package} is not installed (pip install '.[test]', as .ci/run does)"
     return None
 
 

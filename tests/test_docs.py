@@ -94,3 +94,23 @@ def test_the_readme_is_a_page_and_links_every_doc() -> None:
     assert len(readme.splitlines()) <= 300
     for doc in REPO.glob("docs/*.md"):
         assert f"](docs/{doc.name})" in readme, f"the README does not link docs/{doc.name}"
+
+
+def quickstart() -> list[str]:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Quickstart\n") :]
+    start = section.index("```bash\n") + len("```bash\n")
+    return section[start : section.index("\n```", start)].splitlines()
+
+
+def test_the_quickstart_is_two_commands_and_ci_runs_the_second_word_for_word() -> None:
+    offline, suite = quickstart()
+    assert offline.endswith("MOCK=1 .venv/bin/course-agent") and "pytest" in suite
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert any(line.startswith(suite + " ||") or line == suite for line in ci), suite
+
+
+def test_the_quickstart_installs_are_regular_so_saved_cards_work() -> None:
+    # An editable install skips the data file that enables notebook/saving.py (docs/usage.md).
+    for command in quickstart():
+        assert "pip install -q " in command and " -e " not in command, command
