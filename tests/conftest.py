@@ -131,10 +131,18 @@ def is_slow(item: pytest.Item) -> bool:
     return any(KERNEL_NAMES & names_used(f) for f in [getattr(item, "function", None), *fixtures])
 
 
+# pytest-timeout's 120 s (pyproject.toml) bounds a test and its fixtures' setup. A slow module's
+# fixture runs several kernels for all its tests (a class handed in, a fresh install), which at a
+# load of 8 to 10 on 2 cores took over 120 s: slow tests get 600 s unless they set their own.
+SLOW_TIMEOUT_S = 600
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow(item):
             item.add_marker(pytest.mark.slow)
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_S))
 
 
 # Hypothesis's per-example deadline is a timing assertion, and timings belong in benchmarks/:
