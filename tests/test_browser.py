@@ -160,7 +160,7 @@ def student_venv(tmp_path_factory) -> Path:
     return venv
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # one JupyterLab for every browser test (they are all here)
 def lab(tmp_path_factory, student_venv) -> Iterator[Lab]:
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
@@ -201,7 +201,7 @@ def lab(tmp_path_factory, student_venv) -> Iterator[Lab]:
             server.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed with the module: a later sync_playwright() needs that
 def browser(lab):
     from playwright.sync_api import sync_playwright
 
