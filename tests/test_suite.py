@@ -69,17 +69,27 @@ def item(function: object, filename: str = "test_new.py", fixtures: tuple = ()) 
     return SimpleNamespace(path=TESTS / filename, function=function, _fixtureinfo=info)
 
 
+# What a new test file might hold, compiled at run time: this test's own code names no kernel, so
+# it stays in the quick subset (conftest reads the names a test's code uses).
+NEW_FILE = """
+def quick():
+    assert lab_class.solved()
+
+def through_a_helper():
+    assert start_a_kernel()
+
+def fixture_handing_in():
+    lab_class.hand_in
+"""
+
+
 def test_a_new_test_is_slow_by_what_it_uses_not_by_its_name() -> None:
-    def quick() -> None:
-        assert lab_class.solved()
-
-    def through_a_helper() -> None:
-        assert start_a_kernel()
-
-    def fixture_handing_in() -> None:
-        lab_class.hand_in  # noqa: B018 - the name is what counts
-
+    # The helper by its name as a string: a name in this test's code would make it slow too.
+    new: dict[str, Any] = {"lab_class": lab_class, "start_a_kernel": globals()["start_a_kernel"]}
+    exec(compile(NEW_FILE, "<a new test file>", "exec"), new)
+    quick, through_a_helper = new["quick"], new["through_a_helper"]
     assert not is_slow(item(quick))
     assert is_slow(item(through_a_helper))  # followed into the helper
-    assert is_slow(item(quick, fixtures=(fixture_handing_in,)))  # and into its fixtures
+    assert is_slow(item(quick, fixtures=(new["fixture_handing_in"],)))  # and into its fixtures
     assert is_slow(item(quick, filename="test_lab_handin.py"))  # a file whose helpers hide them
+    assert not is_slow(item(test_a_new_test_is_slow_by_what_it_uses_not_by_its_name))
