@@ -6,8 +6,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gateway import Gateway
@@ -16,6 +18,9 @@ from IPython.core.interactiveshell import InteractiveShell
 
 from course_agent.notebook.magics import register
 from course_agent.safety import redaction
+
+REPO = Path(__file__).resolve().parent.parent
+TESTS = REPO / "tests"
 
 # Every variable that settings.choose reads: a test sets the ones it means, and no other leaks in.
 SETTINGS = [
@@ -74,6 +79,72 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
     ipython.run_line_magic("load_ext", "course_agent")
     ipython.magics = register(ipython)  # a fresh conversation for every test
     return ipython
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Every process a test starts (the CLI, kernels, nbval, the grader) imports this checkout,
+    # whatever pip installed: the README's installs are regular ones, not editable.
+    paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+
+
+# The slow tests: real kernels, nbval and the grader, JupyterLab and a browser, nbgrader, a fresh
+# install. `pytest -m "not slow"` leaves them out. Marked here, never test by test, so a new test
+# is marked by what it does: it (or a fixture it uses, or a function either defines) names one of
+# KERNEL_NAMES, or it is in one of SLOW_FILES (whose kernels start inside helpers of their own).
+KERNEL_NAMES = {
+    "NotebookClient", "execute_source", "grade_class", "hand_in", "main_grade", "run_notebook",
+    "sync_playwright", "student_venv",
+}  # fmt: skip
+SLOW_FILES = {
+    "test_browser.py", "test_lab_class.py", "test_lab_extensions.py", "test_lab_grade.py",
+    "test_lab_handin.py", "test_lab_jail.py", "test_lab_kernel.py", "test_lab_progress.py",
+    "test_lab_release.py",
+    "test_notebooks.py",
+}  # fmt: skip
+
+
+def names_used(function: Any) -> set[str]:
+    """The names a function's code uses: its inner functions' too, and those of the functions in
+    tests/ that it calls (its module's helpers, tests/lab_class.py's, ...), followed all the way."""
+    names: set[str] = set()
+    todo = [(getattr(function, "__code__", None), getattr(function, "__globals__", {}))]
+    seen: set[types.CodeType] = set()
+    while todo:
+        code, home = todo.pop()
+        if not isinstance(code, types.CodeType) or code in seen:
+            continue
+        seen.add(code)
+        names.update(code.co_names)
+        todo += [(const, home) for const in code.co_consts if isinstance(const, types.CodeType)]
+        for name in code.co_names:
+            called = home.get(name)
+            inner = getattr(called, "__code__", None)  # a function's code, or None
+            if inner is not None and Path(inner.co_filename).parent == TESTS:
+                todo.append((inner, called.__globals__))
+    return names
+
+
+def is_slow(item: pytest.Item) -> bool:
+    if item.path.name in SLOW_FILES:
+        return True
+    info = getattr(item, "_fixtureinfo", None)
+    fixtures = [d.func for defs in (info.name2fixturedefs.values() if info else ()) for d in defs]
+    return any(KERNEL_NAMES & names_used(f) for f in [getattr(item, "function", None), *fixtures])
+
+
+# pytest-timeout's 120 s (pyproject.toml) bounds a test and its fixtures' setup. A slow module's
+# fixture runs several kernels for all its tests (a class handed in, a fresh install), which at a
+# load of 8 to 10 on 2 cores took over 120 s: slow tests get 600 s unless they set their own.
+SLOW_TIMEOUT_S = 600
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
+            if item.get_closest_marker("timeout") is None:
+                item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT_S))
 
 
 # Hypothesis's per-example deadline is a timing assertion, and timings belong in benchmarks/:

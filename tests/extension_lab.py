@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from starters import starter
 
 __all__ = ["CELL", "HANDIN", "RELEASE", "SOURCE", "WRONG", "namespace", "solution", "solved"]
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "labs" / "source" / "day03-extensions.ipynb"
-RELEASE = REPO / "labs" / "day03-extensions.ipynb"
+RELEASE = starter(SOURCE)  # never labs/day03-extensions.ipynb: a student works in it
 CELL = "ext-exercise-{}"  # the id of exercise n's cell
 HANDIN = (
     "python -m pytest --nbval --nbval-current-env "

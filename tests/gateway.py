@@ -157,6 +157,7 @@ class Gateway:
         self.respond = respond
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
+        self.received = threading.Event()  # set at the first request: wait on it, never sleep
         self.stopping = threading.Event()  # ends "keepalive" and "stall" replies at shutdown
         # Set when a client hangs up while a reply's preamble is still being written to it.
         self.hung_up = threading.Event()
@@ -203,6 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = raw.decode("utf-8", "replace")
         headers = {name.lower(): value for name, value in self.headers.items()}
         gateway.requests.append(Received(self.path, headers, body))
+        gateway.received.set()
         missing = status_reply(500, '{"error": {"message": "the test queued no reply"}}')
         received = gateway.requests[-1]
         if gateway.replies:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from starters import starter
 
 import course_agent
 
@@ -34,7 +35,7 @@ __all__ = [
 REPO = Path(__file__).resolve().parent.parent
 LABS = REPO / "labs"
 SOURCE = LABS / "source" / "day03-lab.ipynb"
-RELEASE = LABS / "day03-lab.ipynb"
+RELEASE = starter(SOURCE)  # as `lab release` makes it; labs/day03-lab.ipynb is the student's
 # The hand-in, word for word as both READMEs give it (tests/test_lab_handin.py checks that).
 HANDIN = (
     "python -m pytest --nbval --nbval-current-env "

@@ -1,8 +1,11 @@
 """The notebook face in a real browser: JupyterLab on loopback, headless Chromium via Playwright.
 
-The server loads course_agent's save hook from the config file the package installs. Skipped where
-/usr/bin/chromium or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1 (CI) makes that a
-failure. Screenshots go to tests/artifacts/: look at them.
+JupyterLab runs from a fresh virtual environment made once per test session with the README's
+student install, `pip install ".[lab]"` (of a copy of this checkout): its server and kernels import
+that install, and the save hook is enabled only by the config file the install writes, so a saved
+notebook reopens with static cards exactly as it does for a student. Skipped where /usr/bin/chromium
+or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1 (CI) makes that a failure.
+Screenshots go to tests/artifacts/: look at them.
 """
 
 import importlib.util
@@ -26,7 +29,10 @@ from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = Path(__file__).parent / "notebooks"
-SERVER_CONFIG = REPO / "jupyter-config" / "jupyter_server_config.d" / "course_agent.json"
+SERVER_CONFIG = Path("etc/jupyter/jupyter_server_config.d/course_agent.json")  # in the venv
+# What `pip install .` builds from; copied, so that no build writes into the checkout.
+BUILT_FROM = ["course_agent", "jupyter-config", "pyproject.toml", "README.md"]
+INSTALL = ".[lab]"  # the README's student install
 WIDGETS_PLUGIN = "@jupyter-widgets/jupyterlab-manager:plugin"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -62,7 +68,7 @@ def missing_browser() -> str | None:
         return f"{CHROMIUM} is not installed (apt-get install chromium)"
     for package in ("playwright", "jupyterlab"):
         if importlib.util.find_spec(package) is None:
-            return f"{package} is not installed (pip install -e '.[test]', as .ci/run does)"
+            return f"{package} is not installed (pip install '.[test]', as .ci/run does)"
     return None
 
 
@@ -104,11 +110,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def kernel_environment(home: Path) -> dict[str, str]:
-    """The server's and its kernels' environment: this checkout importable, no key, all in tmp."""
+def kernel_environment(home: Path, installed: bool = False) -> dict[str, str]:
+    """The server's and its kernels' environment: no key, all in tmp; this checkout importable,
+    or for the `installed` server only what the install put in its venv."""
     env = {key: value for key, value in os.environ.items() if key != "OPENAI_API_KEY"}
+    env.pop("PYTHONPATH", None)
+    if not installed:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
         JUPYTER_CONFIG_DIR=str(home / "config"),
         JUPYTER_RUNTIME_DIR=str(home / "runtime"),
         JUPYTER_DATA_DIR=str(home / "data"),  # a fresh notary: no notebook is trusted
@@ -131,14 +140,33 @@ def wait_for_server(server: subprocess.Popen, url: str, log: Path) -> None:
     raise TimeoutError(f"JupyterLab did not answer {url} in time:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory) -> Iterator[Lab]:
+@pytest.fixture(scope="session")
+def student_venv(tmp_path_factory) -> Path:
+    """A fresh virtual environment with the README's student install, once per test session."""
+    home = tmp_path_factory.mktemp("student")
+    for name in BUILT_FROM:
+        source, copy = REPO / name, home / "checkout" / name
+        if source.is_dir():
+            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, copy)
+    venv = home / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", INSTALL]
+    done = subprocess.run(pip, cwd=home / "checkout", capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"pip install {INSTALL} failed:\n{done.stdout}{done.stderr}"
+    assert (venv / SERVER_CONFIG).is_file(), "the install wrote no config enabling the save hook"
+    return venv
+
+
+@pytest.fixture(scope="module")  # one JupyterLab for every browser test (they are all here)
+def lab(tmp_path_factory, student_venv) -> Iterator[Lab]:
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
     root.mkdir()
-    (home / "config" / "jupyter_server_config.d").mkdir(parents=True)
+    (home / "config").mkdir()
     (home / "config" / "jupyter_server_config.json").write_text(json.dumps(LAB_CONFIG))
-    shutil.copy(SERVER_CONFIG, home / "config" / "jupyter_server_config.d")  # the save hook
     settings = home / "settings"
     for plugin, values in LAB_SETTINGS.items():
         path = settings / f"{plugin}.jupyterlab-settings"
@@ -146,7 +174,7 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
         path.write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(16)
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser",
+        str(student_venv / "bin" / "python"), "-m", "jupyterlab", "--no-browser",
         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
@@ -154,7 +182,11 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
     log = home / "server.log"
     with log.open("w") as output:
         server = subprocess.Popen(
-            command, env=kernel_environment(home), stdout=output, stderr=subprocess.STDOUT
+            command,
+            env=kernel_environment(home, installed=True),
+            cwd=home,  # not the checkout: nothing but the install is importable
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -169,7 +201,7 @@ def lab(tmp_path_factory) -> Iterator[Lab]:
             server.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module")  # closed with the module: a later sync_playwright() needs that
 def browser(lab):
     from playwright.sync_api import sync_playwright
 

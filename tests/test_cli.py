@@ -5,7 +5,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from conftest import SETTINGS
@@ -28,6 +27,15 @@ def test_offline_question_shows_the_three_cards_in_order_and_concludes(cli):
         "v read_file fed back 386 chars - src/calc.js (lines 1-13 of 13)",
     ]
     assert "line 12 rounds down" in lines[-1]
+
+
+def test_an_offline_run_leaves_no_folder_in_the_temporary_directory(cli, tmp_path):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    done = cli(env={"MOCK": "1", "TMPDIR": str(temporary)})
+    assert done.returncode == 0, done.stderr
+    assert f"Offline: the scripted model on {temporary}" in done.stdout  # it was made there
+    assert list(temporary.iterdir()) == []  # and removed at exit
 
 
 def test_selftest_prints_seven_of_seven(cli):
@@ -129,20 +137,30 @@ def test_control_characters_in_the_models_text_are_shown_escaped(cli):
     assert done.stdout.splitlines()[-1] == "Done.\\x1b]0;pwned\\x07\\x1b[2J\\x9b\\x7f\\x0d\tok"
 
 
+# `python -m course_agent` with Ctrl-C at its default, as a terminal starts it. A suite run in the
+# background (`cmd &` without job control, nohup, some CI runners) ignores SIGINT; children inherit
+# that, and Python then installs no KeyboardInterrupt at all: the run went on for the gateway's 30 s
+# and exited 1, whatever the load.
+AS_IN_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'course-agent'; runpy.run_module('course_agent', run_name='__main__')"
+)
+
+
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path):
     env = {name: value for name, value in os.environ.items() if name not in SETTINGS}
     with Gateway() as gateway:
         gateway.queue(sse_reply(": waiting\n\n", ending="stall", hold=30))  # a slow gateway
         process = subprocess.Popen(
-            [sys.executable, "-m", "course_agent", "--base-url", gateway.url, "hi"],
+            [sys.executable, "-c", AS_IN_A_TERMINAL, "--base-url", gateway.url, "hi"],
             env={**env, "OPENAI_API_KEY": KEY},
             cwd=tmp_path,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
-        while not gateway.requests and process.poll() is None:  # until the run is under way
-            time.sleep(0.05)
+        # The request has arrived, so the run is under way (its first line printed before it).
+        assert gateway.received.wait(timeout=60), process.communicate(timeout=60)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=60)
     assert process.returncode == 130

@@ -14,6 +14,7 @@ import nbformat
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from starters import starter
 
 from course_agent import (
     ToolCall,
@@ -31,7 +32,7 @@ from course_agent.offline.repository import build_sandbox
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "labs" / "source" / "day03-lab.ipynb"
-RELEASE = REPO / "labs" / "day03-lab.ipynb"
+RELEASE = starter(SOURCE)  # never labs/day03-lab.ipynb: a student works in it
 EXERCISES = ["exercise-1", "exercise-2", "exercise-3"]
 FOLLOW = (
     "the lab's solution (labs/source/day03-lab.ipynb, cell {cell}) must behave like {function}: "

@@ -17,7 +17,17 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from lab_class import HANDIN, LABS, SOURCE, hand_in, kernel_env, saved_output, solved, submission
+from lab_class import (
+    HANDIN,
+    LABS,
+    RELEASE,
+    SOURCE,
+    hand_in,
+    kernel_env,
+    saved_output,
+    solved,
+    submission,
+)
 from nbval.plugin import get_sanitize_patterns
 
 from course_agent import truncate
@@ -181,14 +191,14 @@ def test_the_solution_source_matches_its_own_stored_outputs(handed_in: dict) -> 
     assert re.search(r"labs/source/day03-lab\S*::Cell 0 PASSED", run.stdout), shown(run)
 
 
-def test_both_readmes_give_the_hand_in_command_on_one_line() -> None:
-    for readme in (REPO / "README.md", LABS / "README.md"):
+def test_the_readmes_and_the_lab_doc_give_the_hand_in_command_on_one_line() -> None:
+    for readme in (REPO / "README.md", REPO / "docs" / "lab.md", LABS / "README.md"):
         lines = readme.read_text(encoding="utf-8").splitlines()
         assert any(line.strip().strip("`") == HANDIN for line in lines), readme
 
 
 def test_the_student_file_stores_no_output_to_compare_with() -> None:
-    for cell in nbformat.read(LABS / "day03-lab.ipynb", as_version=4).cells:
+    for cell in nbformat.read(RELEASE, as_version=4).cells:
         if cell.cell_type == "code":
             assert (cell.execution_count, cell.outputs) == (None, []), cell.get("id")
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
 from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.preprocessors import ClearSolutions
+from starters import committed_starter, starter
 
 from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.release import (
@@ -37,7 +38,7 @@ from course_agent.lab.release import (
 from course_agent.lab.restore import released_path
 
 REPO = LABS.parent
-REFRESH = f"course-agent lab release {SOURCE.relative_to(REPO)} {RELEASE.relative_to(REPO)}"
+REFRESH = f"course-agent lab release {SOURCE.relative_to(REPO)} labs/{SOURCE.name}"
 
 
 def run_stub(code: str) -> str:
@@ -49,13 +50,23 @@ def run_stub(code: str) -> str:
     return str(raised.value)
 
 
-def test_the_committed_release_and_reference_are_what_the_source_generates(
-    tmp_path: Path,
-) -> None:
+def test_the_shipped_reference_is_what_the_source_generates(tmp_path: Path) -> None:
     release(SOURCE, tmp_path / "student.ipynb", tmp_path / "reference.ipynb")
     stale = f"stale: run `{REFRESH}`"
-    assert (tmp_path / "student.ipynb").read_bytes() == RELEASE.read_bytes(), stale
+    assert (tmp_path / "student.ipynb").read_bytes() == RELEASE.read_bytes()
     assert (tmp_path / "reference.ipynb").read_bytes() == released_path().read_bytes(), stale
+
+
+@pytest.mark.parametrize("source", [SOURCE, EXT_SOURCE], ids=lambda path: path.stem)
+def test_the_released_starter_is_what_the_source_generates(source: Path) -> None:
+    # Read from git, where the reference was last released: the clone's labs/ copy is the student's.
+    committed = committed_starter(source.name)
+    if committed is None:
+        pytest.skip("not a git clone: the release is checked through the reference alone")
+    where, text = committed
+    refresh = REFRESH.replace(SOURCE.name, source.name)
+    stale = f"labs/{source.name} in {where} is stale: run `{refresh}`"
+    assert text == starter(source).read_bytes(), stale
 
 
 def test_the_release_does_not_depend_on_how_the_source_is_formatted(tmp_path: Path) -> None:

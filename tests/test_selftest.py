@@ -12,6 +12,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from starters import starter as starter_path
 from wrong_implementations import ALTERNATIVES, BEYOND_THE_LAB, CHEATS, RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
@@ -233,7 +234,7 @@ def test_package_and_lab_solution_pass_whatever_the_seed(seed: int) -> None:
 
 
 def test_the_lab_starter_passes_exactly_the_two_package_checks() -> None:
-    starter = cell_sources(LABS / "day03-lab.ipynb")
+    starter = cell_sources(starter_path(LABS / "source" / "day03-lab.ipynb"))
     report = grade(lab_namespace(**{f"exercise_{n}": starter[f"exercise-{n}"] for n in (1, 2, 3)}))
     assert [c.number for c in report.checks if c.ok] == [1, 2]
     assert report.summary() == "2/7 passed"

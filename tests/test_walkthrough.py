@@ -1,10 +1,10 @@
 """The walkthrough's quizzes, the course errata and the name table say what the package does.
 
 Every walkthrough notebook ends with a quiz (two or three questions, each answer behind
-`<details>`), and the quizzes cover the course's checklist and interview questions exactly as the
-README maps them. The errata figures in the README and notebook 05 are recomputed from the course's
-own samples, pasted below, and from the package. Not checked here: whether an answer is right in
-prose (nbval checks the cells each answer rests on, in tests/test_notebooks.py).
+`<details>`), and the quizzes cover the course's checklist and interview questions exactly as
+docs/lab.md maps them. The errata figures in docs/design.md and notebook 05 are recomputed from the
+course's own samples, pasted below, and from the package. Not checked here: whether an answer is
+right in prose (nbval checks the cells each answer rests on, in tests/test_notebooks.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
 REPO = Path(__file__).resolve().parent.parent
 WALKTHROUGH = sorted((REPO / "notebooks").glob("*.ipynb"))
-README = (REPO / "README.md").read_text(encoding="utf-8")
+LAB_DOC = (REPO / "docs" / "lab.md").read_text(encoding="utf-8")  # the quizzes' map
+DESIGN = (REPO / "docs" / "design.md").read_text(encoding="utf-8")  # the errata, the name table
 CHECKLIST_LINES = 6  # the course's "Checklist and Tomorrow" has six lines
 INTERVIEW_QUESTIONS = 3
 
@@ -88,7 +89,7 @@ def test_every_walkthrough_notebook_ends_with_a_quiz_of_two_or_three_answered_qu
 
 
 def test_the_quizzes_cover_the_checklist_and_interview_questions_as_the_readme_maps_them() -> None:
-    table = section(README, "The walkthrough's quizzes")
+    table = section(LAB_DOC, "The walkthrough's quizzes")
     mapped = {
         row[0]: covered(row[1])
         for row in re.findall(r"^\| \[(\d\d)\]\([^)]*\) \| ([^|]*) \|$", table, re.MULTILINE)
@@ -139,13 +140,13 @@ def course_typescript_note(text: str) -> str:
 
 
 def errata_texts() -> dict[str, str]:
-    """The errata section of the README and of notebook 05, by where they are."""
+    """The errata section of docs/design.md and of notebook 05, by where they are."""
     cells = nbformat.read(REPO / "notebooks/05-truncation.ipynb", as_version=4).cells
     notebook = next(c.source for c in cells if c.source.startswith("## Course errata\n"))
-    return {"README": flat(section(README, "Course errata")), "notebook 05": flat(notebook)}
+    return {"docs/design.md": flat(section(DESIGN, "Course errata")), "notebook 05": flat(notebook)}
 
 
-@pytest.mark.parametrize("where", ["README", "notebook 05"])
+@pytest.mark.parametrize("where", ["docs/design.md", "notebook 05"])
 def test_the_errata_state_the_course_notes_lengths_as_measured(where: str) -> None:
     errata = errata_texts()[where]
     text = "x" * 20_000
@@ -158,7 +159,7 @@ def test_the_errata_state_the_course_notes_lengths_as_measured(where: str) -> No
     assert f"{python} / {typescript}" in errata
 
 
-@pytest.mark.parametrize("where", ["README", "notebook 05"])
+@pytest.mark.parametrize("where", ["docs/design.md", "notebook 05"])
 def test_the_errata_state_what_the_course_truncation_scores_and_which_checks_fail(
     where: str,
 ) -> None:
@@ -181,7 +182,7 @@ def sandbox(tmp_path: Path) -> ToolContext:
 def test_the_errata_state_the_length_of_the_bad_argument_message(sandbox: ToolContext) -> None:
     call = ToolCall("call_1", "edit_file", '{"path":"src/calc.js","old":"a / b"}')
     content = default_registry().execute(call, sandbox).content
-    assert f"`{content}` is {len(content)} characters" in flat(section(README, "Course errata"))
+    assert f"`{content}` is {len(content)} characters" in flat(section(DESIGN, "Course errata"))
 
 
 def test_the_errata_and_the_terminal_docstring_state_what_read_file_feeds_back(
@@ -189,7 +190,7 @@ def test_the_errata_and_the_terminal_docstring_state_what_read_file_feeds_back(
 ) -> None:
     call = ToolCall("call_1", "read_file", '{"path":"src/calc.js"}')
     result = default_registry().execute(call, sandbox)
-    errata = flat(section(README, "Course errata"))
+    errata = flat(section(DESIGN, "Course errata"))
     assert f"248 in the course, {len(result.content)} here" in errata
     assert f"`{card_line(call, result)}`" in (card_line.__doc__ or "")
 
@@ -198,13 +199,13 @@ def test_the_errata_state_what_a_glob_call_without_pattern_gets(sandbox: ToolCon
     assert "pattern" in GLOB_TOOL.parameters["required"]
     result = default_registry().execute(ToolCall("call_1", "glob", "{}"), sandbox)
     assert not result.ok
-    assert f"`{result.content}`" in flat(section(README, "Course errata"))
+    assert f"`{result.content}`" in flat(section(DESIGN, "Course errata"))
 
 
 def test_the_errata_state_what_the_courses_tooldef_call_raises() -> None:
     with pytest.raises(TypeError) as raised:
         ToolDef(name="glob", description="", parameters={}, read_only=True, run=print)  # type: ignore[call-arg]
-    assert f"`TypeError: {raised.value}`" in flat(section(README, "Course errata"))
+    assert f"`TypeError: {raised.value}`" in flat(section(DESIGN, "Course errata"))
 
 
 # -- the name table ---------------------------------------------------------------------------
@@ -256,7 +257,7 @@ def resolve(dotted: str) -> Any:
 
 
 def test_the_name_table_carries_the_course_names_and_every_package_name_in_it_exists() -> None:
-    table = section(README, "TypeScript to Python names")
+    table = section(DESIGN, "TypeScript to Python names")
     rows = [line for line in table.splitlines() if line.startswith("| ")]
     cells = "\n".join(rows)
     missing = [name for name in COURSE_NAMES if f"`{name}" not in cells and f"{name}`" not in cells]

@@ -46,6 +46,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
-    """Enabled by jupyter-config/course_agent.json (installed with the package), or by hand:
-    `jupyter server extension enable course_agent.notebook.saving`."""
+    """Enabled by jupyter-config/course_agent.json, which a regular `pip install` puts in the
+    environment's etc/jupyter/jupyter_server_config.d; an editable install skips it (copy it there
+    by hand: `jupyter server extension enable` refuses a module no config file names yet)."""
     serverapp.contents_manager.register_pre_save_hook(save_static)

@@ -6,7 +6,9 @@ Deliberately not handled: running the JavaScript (no Node needed; the agent only
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -97,8 +99,11 @@ def sandbox_files() -> dict[str, str]:
 
 
 def build_sandbox(parent: Path | None = None) -> Path:
-    """Write the sandbox into `parent`/sandbox (a fresh temporary folder by default)."""
-    parent = Path(tempfile.mkdtemp(prefix="course-agent-")) if parent is None else parent
+    """Write the sandbox into `parent`/sandbox; by default into a fresh temporary folder, removed
+    when the process exits (so a `MOCK=1` run or a notebook's kernel leaves nothing behind)."""
+    if parent is None:
+        parent = Path(tempfile.mkdtemp(prefix="course-agent-"))
+        atexit.register(shutil.rmtree, parent, ignore_errors=True)
     root = parent / "sandbox"
     for relative, content in sandbox_files().items():
         path = root / relative
