@@ -33,6 +33,8 @@ from IPython.display import display
 checks = [{"number": n, "ok": True, "line": "fine"} for n in range(1, 8)]
 display({"text/plain": "7/7 passed"}, raw=True)"""
 
+FALSE_SENTENCE = "The index always starts at 1, in arrival order."
+
 REBIND = """
 
 from course_agent.selftest.lab import Check, SelftestReport
@@ -55,7 +57,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]
     folder = tmp_path_factory.mktemp("class")
     answers = solved()
     _, edit, _, _ = WRONG["a noun first"]
-    ext_submission(folder / "01-solved.ipynb", answers)
+    ext_submission(folder / "01-solved.ipynb", {**answers, 4: FALSE_SENTENCE})
     ext_submission(folder / "02-starter.ipynb")
     ext_submission(folder / "03-fake-report.ipynb", extra=[FAKE_REPORT])
     ext_submission(folder / "04-rebound.ipynb", {5: answers[5] + REBIND})
@@ -89,6 +91,16 @@ def test_each_submission_is_scored_on_its_own_code(
 ) -> None:
     row = graded[name]
     assert (f"{row['passed']}/{row['total']}", row["failed"], row["note"]) == (score, failed, "")
+
+
+def test_the_written_answer_is_listed_for_a_reader_and_earns_no_point(
+    graded: dict[str, Any],
+) -> None:
+    # A false sentence with every keyword the old check wanted: the score is the checks' alone.
+    solved_row, starter = graded["01-solved"], graded["02-starter"]
+    assert (solved_row["passed"], solved_row["total"]) == ("7", "7")
+    assert solved_row["written"] == f"exercise 4: what merging must not assume: {FALSE_SENTENCE}"
+    assert starter["written"] == "exercise 4: what merging must not assume: (no answer)"
 
 
 def test_an_imported_exercise_is_refused_and_the_row_says_so(graded: dict[str, Any]) -> None:

@@ -60,9 +60,9 @@ def test_the_csv_starts_with_the_student_and_keeps_each_failed_line(tmp_path: Pa
     write_csv(rows_at(tmp_path / "subs"), tmp_path / "grades.csv", [tmp_path / "subs"])
     rows = read(tmp_path / "grades.csv")
     header = ["student", "submission", "passed", "total", "failed", "seconds", "note", "details"]
-    assert rows[0] == header
+    assert rows[0] == [*header, "written"]
     bob = str(tmp_path / "subs" / "bob" / "day03-lab.ipynb")
-    assert rows[2] == ["bob", bob, "2", "7", "3 4", "3.5", "", "merging: x | y: z"]
+    assert rows[2] == ["bob", bob, "2", "7", "3 4", "3.5", "", "merging: x | y: z", ""]
     assert rows[3][0] == "carol" and rows[3][2:5] == ["", "", ""]
 
 

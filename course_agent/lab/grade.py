@@ -22,7 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,6 +31,7 @@ from course_agent.lab.gradebook import LMS_FORMATS, write_csv, write_lms
 from course_agent.lab.kernel import SHORTEST_KEY, is_key_name, run_notebook
 from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
 from course_agent.lab.restore import restore
+from course_agent.lab.written import written_answers
 from course_agent.render.terminal import printable
 from course_agent.safety.redaction import redact
 
@@ -116,6 +117,9 @@ class GradeRow:
     seconds: float
     note: str = ""  # why it has no score, or why an exercise was refused; "" when all is fine
     checks: tuple[str, ...] = ()  # the name of every check the report had, in order
+    written: tuple[
+        tuple[str, str], ...
+    ] = ()  # (what it answers, text): read by a person, no points
 
     @property
     def score(self) -> str:
@@ -186,12 +190,14 @@ def grade_one(
     lab = lab or detect_lab(nb)
     if lab is None:
         return row(f"not a lab: none of the cells of {' or '.join(LABS)}; give --lab")
+    # The answers a person reads: listed for the instructor, never scored.
+    written = tuple((title, redact(text, hidden)) for title, text in written_answers(nb, lab))
     try:
         reference = _reference(lab.name)
         problem, report = run_scored(restore(nb, reference), timeout, lab=lab.name)
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
-        return row(f"could not run: {type(exc).__name__}: {exc}"[:160])
-    return row(problem, report)
+        return replace(row(f"could not run: {type(exc).__name__}: {exc}"[:160]), written=written)
+    return replace(row(problem, report), written=written)
 
 
 @functools.cache

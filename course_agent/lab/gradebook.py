@@ -43,6 +43,7 @@ class Row(Protocol):
     details: tuple[str, ...]
     seconds: float
     note: str
+    written: tuple[tuple[str, str], ...]
 
 
 def student_id(submission: str, roots: Sequence[Path] = (), strip: str = "") -> str:
@@ -62,12 +63,12 @@ def _rows(rows: Iterable[Row], roots: Sequence[Path], strip: str) -> list[tuple[
 
 
 def write_csv(rows: Iterable[Row], path: Path, roots: Sequence[Path] = (), strip: str = "") -> None:
-    """The table as CSV, a student column first, and each failed check's line in `details`
-    (joined by " | ")."""
+    """The table as CSV, a student column first, each failed check's line in `details` and each
+    answer a person reads in `written` (each joined by " | "; the answers add no points)."""
     with path.open("w", newline="", encoding="utf-8") as file:
         writer = csv.writer(file)
         header = ["student", "submission", "passed", "total", "failed", "seconds", "note"]
-        writer.writerow([*header, "details"])
+        writer.writerow([*header, "details", "written"])
         for student, row in _rows(rows, roots, strip):
             writer.writerow(
                 [
@@ -79,6 +80,7 @@ def write_csv(rows: Iterable[Row], path: Path, roots: Sequence[Path] = (), strip
                     f"{row.seconds:.1f}",
                     row.note,
                     " | ".join(row.details),
+                    " | ".join(f"{title}: {text or '(no answer)'}" for title, text in row.written),
                 ]
             )
 

@@ -42,7 +42,7 @@ BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
 CODE_STUB = (
     'raise NotImplementedError("write this part: the TODO comment above says what it must do")'
 )
-TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's, for a markdown solution cell (the lab has none)
+TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's, for a markdown answer cell (the extension lab's)
 SELFTEST_CELL = "selftest"  # the id of the one cell whose output nbval compares
 EXPECTED = "7/7 passed"  # the day-three lab's; another lab's is its own N/N
 FULL_MARKS = re.compile(r"([1-9]\d*)/\1 passed")
