@@ -12,8 +12,9 @@ from course_agent.lab.feedback import feedback_text
 from course_agent.lab.grade import GradeRow
 from course_agent.lab.gradebook import write_csv
 from course_agent.lab.labs import LABS
+from course_agent.lab.release import TEXT_STUB
 from course_agent.lab.report import ClassReport
-from course_agent.lab.written import LONGEST_ANSWER, written_answers
+from course_agent.lab.written import LONGEST_ANSWER, STUB, written_answers
 
 TITLE = "exercise 4: what merging must not assume"
 
@@ -29,6 +30,7 @@ def answered(text: str | None) -> nbformat.NotebookNode:
 
 
 def test_the_starter_s_stub_and_a_missing_cell_are_no_answer() -> None:
+    assert STUB == TEXT_STUB
     lab = LABS["day03-extensions"]
     assert written_answers(nbformat.read(RELEASE, as_version=4), lab) == ((TITLE, ""),)
     assert written_answers(answered(None), lab) == ((TITLE, ""),)

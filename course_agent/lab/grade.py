@@ -117,9 +117,7 @@ class GradeRow:
     seconds: float
     note: str = ""  # why it has no score, or why an exercise was refused; "" when all is fine
     checks: tuple[str, ...] = ()  # the name of every check the report had, in order
-    written: tuple[
-        tuple[str, str], ...
-    ] = ()  # (what it answers, text): read by a person, no points
+    written: tuple[tuple[str, str], ...] = ()  # (what it answers, text): a person reads, no points
 
     @property
     def score(self) -> str:

@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from course_agent.lab.labs import Lab
-from course_agent.lab.release import TEXT_STUB
 
-__all__ = ["LONGEST_ANSWER", "NO_ANSWER", "written_answers"]
+__all__ = ["LONGEST_ANSWER", "NO_ANSWER", "STUB", "written_answers"]
 
 LONGEST_ANSWER = 2000  # characters shown of one answer: one sentence is asked for
+# What a released answer cell holds (release.TEXT_STUB, nbgrader's; not imported: release imports
+# the grader, which imports this).
+STUB = "YOUR ANSWER HERE"
 NO_ANSWER = ""  # the cell is missing, empty, or still nbgrader's stub
 
 
@@ -27,7 +29,7 @@ def written_answers(nb: Any, lab: Lab) -> tuple[tuple[str, str], ...]:
     for answer in lab.written:
         cell = cells.get(answer.cell)
         text = str(cell.get("source", "")).strip() if cell is not None else NO_ANSWER
-        if text == TEXT_STUB:  # the release left it so
+        if text == STUB:  # the release left it so
             text = NO_ANSWER
         if len(text) > LONGEST_ANSWER:
             more = len(text) - LONGEST_ANSWER
