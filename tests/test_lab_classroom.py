@@ -27,6 +27,7 @@ from extension_lab import solved as ext_solved
 from lab_class import LABS, RELEASE, kernel_env, solved, submission
 
 from course_agent.lab.classroom import WORKFLOW, checks_of, workflow, write_starter
+from course_agent.lab.grade import build_parser
 from course_agent.lab.labs import LABS as LAB_TABLE
 from course_agent.lab.release import release_notebooks
 
@@ -259,6 +260,10 @@ PARTLY = {1: solved()[1], 3: solved()[3]}  # exercises 1 and 3: checks 3, 5 and 
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(  # the grader's --check lands with the judge outside the kernel (issue 20.1)
+    "--check" not in build_parser().format_help(),
+    reason="course-agent grade has no --check N yet: the workflow's tests run it",
+)
 @pytest.mark.timeout(900)  # the first installs the package's dependencies: about a minute
 @pytest.mark.parametrize(
     ("lab", "exercises", "expected"),
