@@ -28,6 +28,7 @@ from typing import Any, TextIO
 
 from course_agent.app.environment import read_environment
 from course_agent.lab.gradebook import LMS_FORMATS, write_csv, write_lms
+from course_agent.lab.jail import GB, Limits, sandbox_problem
 from course_agent.lab.kernel import SHORTEST_KEY, is_key_name, run_notebook
 from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
 from course_agent.lab.restore import restore
@@ -57,6 +58,12 @@ from course_agent.lab.score import raise_score
 raise_score({lab!r}, seed={seed})"""
 REPORT = "GradeReport"  # the exception raise_score ends the cell with
 LARGEST_NOTEBOOK = 20_000_000  # bytes: the labs with every output are under 100 KB
+NOT_DEFENDED = (
+    "--no-sandbox: each kernel runs as this user, outside any sandbox: a notebook can read the "
+    "grader's files and other submissions, write the installed package, see and kill other "
+    "processes, use the network and any memory, and leave processes behind; only the per-cell "
+    "timeout and --notebook-timeout still hold"
+)
 
 
 def _report(reply: Any) -> tuple[str, dict[str, Any] | None]:
@@ -77,9 +84,15 @@ def _report(reply: Any) -> tuple[str, dict[str, Any] | None]:
 
 
 def run_scored(
-    nb: Any, timeout: float, cwd: Path | None = None, lab: str = "day03-lab"
+    nb: Any,
+    timeout: float,
+    cwd: Path | None = None,
+    lab: str = "day03-lab",
+    limits: Limits | None = None,
+    sandbox: bool = True,
 ) -> tuple[str, dict | None]:
     """Run `nb` in place, then score it as `lab`; (what stopped the run or "", the report or None).
+    The kernel runs in a sandbox (unless not `sandbox`) under `limits` (default: `Limits()`).
 
     The report is {"checks": [{"number", "ok", "line", ...}], "refused": [reason, ...]}.
     """
@@ -97,7 +110,15 @@ def run_scored(
         return "the grader's self-test" if index == last else f"cell {index + 1}"
 
     try:
-        problem = run_notebook(nb, timeout, cwd, describe, on_reply=replies.__setitem__)
+        problem = run_notebook(
+            nb,
+            timeout,
+            cwd,
+            describe,
+            on_reply=replies.__setitem__,
+            limits=limits or Limits(),
+            sandbox=sandbox,
+        )
     finally:
         nb.cells.pop()
     if problem:
@@ -162,7 +183,12 @@ def row_from_report(
 
 
 def grade_one(
-    path: Path, timeout: float, lab: Lab | None = None, keys: Sequence[str] | None = None
+    path: Path,
+    timeout: float,
+    lab: Lab | None = None,
+    keys: Sequence[str] | None = None,
+    limits: Limits | None = None,
+    sandbox: bool = True,
 ) -> GradeRow:
     """Restore, run and score one submission as `lab` (None: the lab its cells belong to); never
     raises. `keys` (default: the grader's) are cut out of the row, should a notebook print one."""
@@ -192,7 +218,9 @@ def grade_one(
     written = tuple((title, redact(text, hidden)) for title, text in written_answers(nb, lab))
     try:
         reference = _reference(lab.name)
-        problem, report = run_scored(restore(nb, reference), timeout, lab=lab.name)
+        problem, report = run_scored(
+            restore(nb, reference), timeout, lab=lab.name, limits=limits, sandbox=sandbox
+        )
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
         return replace(row(f"could not run: {type(exc).__name__}: {exc}"[:160]), written=written)
     return replace(row(problem, report), written=written)
@@ -212,6 +240,8 @@ def grade(
     jobs: int,
     lab: str | None = None,
     on_row: Callable[[GradeRow], None] | None = None,
+    limits: Limits | None = None,
+    sandbox: bool = True,
 ) -> list[GradeRow]:
     """Grade every notebook, `jobs` at a time (each in its own kernel process), in input order;
     each as `lab`, or as the lab its cells belong to.
@@ -224,7 +254,7 @@ def grade(
     # Threads suffice: each one mostly waits on its kernel, which is a process of its own.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(grade_one, path, timeout, chosen, keys): index
+            pool.submit(grade_one, path, timeout, chosen, keys, limits, sandbox): index
             for index, path in enumerate(paths)
         }
         for future in as_completed(futures):
@@ -291,6 +321,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=60,
         metavar="SECONDS",
         help="longest a single cell may run (default 60)",
+    )
+    parser.add_argument(
+        "--notebook-timeout",
+        type=float,
+        default=Limits.wall_seconds,
+        metavar="SECONDS",
+        help=f"longest a whole notebook may run (default {Limits.wall_seconds:g})",
+    )
+    parser.add_argument(
+        "--memory",
+        type=float,
+        default=Limits.memory / GB,
+        metavar="GB",
+        help=f"memory cap of each sandbox, in GB (default {Limits.memory / GB:g})",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run kernels without the sandbox (where bubblewrap cannot start): see what is then "
+        "not defended in docs/sandbox.md",
     )
     parser.add_argument(
         "--jobs",
@@ -397,6 +447,8 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.jobs < 1:
         parser.error("--timeout must be above 0 and --jobs at least 1")
+    if args.notebook_timeout <= 0 or args.memory <= 0:
+        parser.error("--notebook-timeout and --memory must be above 0")
     _check_outputs(parser, args)
     try:
         paths = find_notebooks(args.submissions)
@@ -404,12 +456,26 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if not paths:
         parser.error("no *.ipynb found in the folders given")
+    if args.no_sandbox:
+        print(NOT_DEFENDED, file=sys.stderr)
+    elif problem := sandbox_problem():
+        print(f"course-agent grade: no sandbox: {problem}; or pass --no-sandbox", file=sys.stderr)
+        return 2
+    limits = Limits(memory=int(args.memory * GB), wall_seconds=args.notebook_timeout)
     from course_agent.lab.progress import GradeProgress
 
     started = time.perf_counter()
     # On stderr: a bar on a terminal, a line per notebook in a CI log; stdout keeps the table.
     with GradeProgress(len(paths), sys.stderr) as progress:
-        rows = grade(paths, args.timeout, args.jobs, args.lab, on_row=progress.update)
+        rows = grade(
+            paths,
+            args.timeout,
+            args.jobs,
+            args.lab,
+            on_row=progress.update,
+            limits=limits,
+            sandbox=not args.no_sandbox,
+        )
     seconds = time.perf_counter() - started
     print_table(rows, sys.stdout)
     print(
