@@ -16,7 +16,18 @@ from typing import Any
 import nbformat
 from starters import starter
 
-__all__ = ["CELL", "HANDIN", "RELEASE", "SOURCE", "WRONG", "namespace", "solution", "solved"]
+__all__ = [
+    "ANSWER",
+    "CELL",
+    "CODE",
+    "HANDIN",
+    "RELEASE",
+    "SOURCE",
+    "WRONG",
+    "namespace",
+    "solution",
+    "solved",
+]
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "labs" / "source" / "day03-extensions.ipynb"
@@ -35,8 +46,12 @@ def solution(number: int) -> str:
     return "\n".join(line for line in cell.source.splitlines() if "### " not in line)
 
 
+CODE = (1, 2, 3, 5)  # the exercises written as code; exercise 4 is a sentence a person reads
+ANSWER = "ext-exercise-4"  # its markdown answer cell
+
+
 def solved() -> dict[int, str]:
-    return {number: solution(number) for number in range(1, 6)}
+    return {number: solution(number) for number in CODE}
 
 
 def namespace(exercises: Mapping[int, str] | None = None) -> dict[str, Any]:
@@ -45,7 +60,7 @@ def namespace(exercises: Mapping[int, str] | None = None) -> dict[str, Any]:
     cells = {cell.id: cell.source for cell in nbformat.read(RELEASE, as_version=4).cells}
     names: dict[str, Any] = {"__name__": "__main__"}
     sources = [cells["ext-setup"]]
-    sources += [(exercises or {}).get(n, cells[CELL.format(n)]) for n in range(1, 6)]
+    sources += [(exercises or {}).get(n, cells[CELL.format(n)]) for n in CODE]
     for source in sources:
         exec(compile(source, "<cell>", "exec"), names)
     return names
@@ -176,31 +191,16 @@ WRONG: dict[str, tuple[int, Callable[[str], str], int, str]] = {
         5,
         "lines around the 120-character cut",
     ),
-    "the order left out": (
-        4,
-        lambda source: 'def must_not_assume():\n    return "Never assume the index starts at 0."',
-        6,
-        "does not say what about the order fragments arrive in",
-    ),
-    "two sentences": (
-        4,
-        lambda source: (
-            "def must_not_assume():\n"
-            '    return "The index may start anywhere. Fragments arrive out of order."'
-        ),
-        6,
-        "that is 2 sentences: say it in one",
-    ),
     "the finish reason trusted": (
         5,
         _edit('return finish == "tool_calls" or len(calls) > 0', 'return finish == "tool_calls"'),
-        7,
+        6,
         "a merged call makes it a tool turn, whatever the finish reason says",
     ),
     "only the calls counted": (
         5,
         _edit('return finish == "tool_calls" or len(calls) > 0', "return len(calls) > 0"),
-        7,
+        6,
         "finish 'tool_calls' with 0 calls merged: you said not a tool turn",
     ),
     "orphans and repeats kept": (
@@ -209,13 +209,13 @@ WRONG: dict[str, tuple[int, Callable[[str], str], int, str]] = {
             '["tool_call_id"])\n                repaired.append',
             '["tool_call_id"])\n            repaired.append',
         ),
-        8,
+        7,
         "check_transcript still says",
     ),
     "the list passed in changed": (
         5,
         _edit("    return repaired", "    messages[:] = repaired\n    return messages"),
-        8,
+        7,
         "you changed the list passed in: build a new one",
     ),
 }

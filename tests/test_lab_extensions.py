@@ -30,16 +30,18 @@ TIMEOUT = 30  # per cell: far above the slowest, the self-test (about a second)
 FAKE_REPORT = """\
 from IPython.display import display
 
-checks = [{"number": n, "ok": True, "line": "fine"} for n in range(1, 9)]
-display({"text/plain": "8/8 passed"}, raw=True)"""
+checks = [{"number": n, "ok": True, "line": "fine"} for n in range(1, 8)]
+display({"text/plain": "7/7 passed"}, raw=True)"""
+
+FALSE_SENTENCE = "The index always starts at 1, in arrival order."
 
 REBIND = """
 
 from course_agent.selftest.lab import Check, SelftestReport
 
 
-def run_extensions_selftest(**kwargs):  # whatever is handed over, report eight passes
-    return SelftestReport([Check(n, "x", True, "fine") for n in range(1, 9)])
+def run_extensions_selftest(**kwargs):  # whatever is handed over, report seven passes
+    return SelftestReport([Check(n, "x", True, "fine") for n in range(1, 8)])
 
 
 def show_lab_selftest(*args, **kwargs):
@@ -55,7 +57,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]
     folder = tmp_path_factory.mktemp("class")
     answers = solved()
     _, edit, _, _ = WRONG["a noun first"]
-    ext_submission(folder / "01-solved.ipynb", answers)
+    ext_submission(folder / "01-solved.ipynb", {**answers, 4: FALSE_SENTENCE})
     ext_submission(folder / "02-starter.ipynb")
     ext_submission(folder / "03-fake-report.ipynb", extra=[FAKE_REPORT])
     ext_submission(folder / "04-rebound.ipynb", {5: answers[5] + REBIND})
@@ -77,10 +79,10 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]
 @pytest.mark.parametrize(
     ("name", "score", "failed"),
     [
-        ("01-solved", "8/8", ""),
-        ("02-starter", "0/8", "1 2 3 4 5 6 7 8"),  # nothing is given for free
-        ("03-fake-report", "0/8", "1 2 3 4 5 6 7 8"),  # what it displays does not count
-        ("04-rebound", "2/8", "1 2 3 4 5 6"),  # graded on exercise 5, the one it solved
+        ("01-solved", "7/7", ""),
+        ("02-starter", "0/7", "1 2 3 4 5 6 7"),  # nothing is given for free
+        ("03-fake-report", "0/7", "1 2 3 4 5 6 7"),  # what it displays does not count
+        ("04-rebound", "2/7", "1 2 3 4 5"),  # graded on exercise 5, the one it solved
         ("07-main-lab-starter", "2/7", "3 4 5 6 7"),  # told apart by its cells
     ],
 )
@@ -91,15 +93,25 @@ def test_each_submission_is_scored_on_its_own_code(
     assert (f"{row['passed']}/{row['total']}", row["failed"], row["note"]) == (score, failed, "")
 
 
+def test_the_written_answer_is_listed_for_a_reader_and_earns_no_point(
+    graded: dict[str, Any],
+) -> None:
+    # A false sentence with every keyword the old check wanted: the score is the checks' alone.
+    solved_row, starter = graded["01-solved"], graded["02-starter"]
+    assert (solved_row["passed"], solved_row["total"]) == ("7", "7")
+    assert solved_row["written"] == f"exercise 4: what merging must not assume: {FALSE_SENTENCE}"
+    assert starter["written"] == "exercise 4: what merging must not assume: (no answer)"
+
+
 def test_an_imported_exercise_is_refused_and_the_row_says_so(graded: dict[str, Any]) -> None:
     row = graded["05-imports"]
-    assert (row["passed"], row["failed"]) == ("7", "3")
+    assert (row["passed"], row["failed"]) == ("6", "3")
     assert row["note"] == "exercise 2 imports is_inside from course_agent"
 
 
 def test_a_wrong_answer_fails_its_check_and_the_row_names_the_case(graded: dict[str, Any]) -> None:
     row = graded["06-noun-first"]
-    assert (row["passed"], row["failed"]) == ("7", "1")
+    assert (row["passed"], row["failed"]) == ("6", "1")
     assert row["details"].startswith("tool design: rule 1: name 'dir_list' does not start with")
 
 
@@ -112,11 +124,11 @@ def handed_in(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.
     at = "labs/day03-extensions.ipynb"
     notebooks = root / "notebooks"
     students = {
-        # The starter, saved with a forged 8/8 as its self-test's output.
-        "starter": ext_submission(notebooks / "starter.ipynb", edit=saved_output("8/8 passed")),
-        # Solved, but saved while it still showed 0/8.
+        # The starter, saved with a forged 7/7 as its self-test's output.
+        "starter": ext_submission(notebooks / "starter.ipynb", edit=saved_output("7/7 passed")),
+        # Solved, but saved while it still showed 0/7.
         "solved": ext_submission(
-            notebooks / "solved.ipynb", solved(), edit=saved_output("0/8 passed")
+            notebooks / "solved.ipynb", solved(), edit=saved_output("0/7 passed")
         ),
     }
 
@@ -137,7 +149,7 @@ def shown(run: subprocess.CompletedProcess) -> str:
 def test_the_starter_fails_the_hand_in_whatever_it_stores(handed_in: dict) -> None:
     run = handed_in["starter"]
     assert run.returncode == 1, shown(run)
-    assert re.search("'8/8 passed' == [\"']0/8 passed", run.stdout), shown(run)
+    assert re.search("'7/7 passed' == [\"']0/7 passed", run.stdout), shown(run)
 
 
 def test_a_solved_lab_passes_the_hand_in_whatever_it_stores(handed_in: dict) -> None:
@@ -171,14 +183,23 @@ def test_the_shipped_reference_is_what_the_source_generates(tmp_path: Path) -> N
     reference = released_path(RELEASE.name)
     assert (tmp_path / "reference.ipynb").read_bytes() == reference.read_bytes(), stale
     expected = [c for c in nbformat.read(reference, 4).cells if c.get("outputs")]
-    assert [c.outputs[0]["data"]["text/plain"] for c in expected] == ["8/8 passed"]
+    assert [c.outputs[0]["data"]["text/plain"] for c in expected] == ["7/7 passed"]
 
 
-def test_nbgrader_accepts_the_source_and_grades_eight_points() -> None:
+def test_nbgrader_accepts_the_source_seven_automatic_points_and_one_read() -> None:
     nb = nbformat.read(SOURCE, as_version=4)
     MetadataValidator().validate_nb(nb)
-    graded = [cell.metadata.nbgrader for cell in nb.cells if "nbgrader" in cell.metadata]
-    assert [meta["points"] for meta in graded if meta["grade"]] == [1] * 8
-    assert [meta["grade_id"] for meta in graded if meta["solution"]] == [
+    graded = [cell for cell in nb.cells if "nbgrader" in cell.metadata]
+    points = [
+        (c.cell_type, c.metadata.nbgrader["solution"])
+        for c in graded
+        if c.metadata.nbgrader["grade"]
+    ]
+    # Exercise 4's sentence: a markdown answer cell nbgrader leaves to manual grading.
+    assert points == [("markdown", True)] + [("code", False)] * 7
+    assert [c.metadata.nbgrader["points"] for c in graded if c.metadata.nbgrader["grade"]] == [
+        1
+    ] * 8
+    assert [c.id for c in graded if c.metadata.nbgrader["solution"]] == [
         CELL.format(number) for number in range(1, 6)
     ]

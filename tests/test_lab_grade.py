@@ -26,7 +26,6 @@ from course_agent.lab.grade import (
     grade_one,
     main_grade,
     print_table,
-    write_csv,
 )
 
 TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
@@ -328,15 +327,6 @@ def test_the_table_aligns_its_columns() -> None:
     ]
 
 
-def test_the_csv_has_one_row_per_submission(tmp_path: Path) -> None:
-    write_csv(ROWS, tmp_path / "grades.csv")
-    with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as file:
-        rows = list(csv.reader(file))
-    assert rows[0] == ["submission", "passed", "total", "failed", "seconds", "note", "details"]
-    assert rows[2] == ["bob.ipynb", "2", "7", "3 4", "3.5", "", "fragment merging: x | feedback: y"]
-    assert rows[3][1:4] == ["", "", ""]
-
-
 def test_a_folder_stands_for_its_notebooks_without_checkpoints(tmp_path: Path) -> None:
     for name in ["b/2.ipynb", "a.ipynb", "b/.ipynb_checkpoints/2-checkpoint.ipynb", "notes.txt"]:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -352,6 +342,8 @@ def test_a_folder_stands_for_its_notebooks_without_checkpoints(tmp_path: Path) -
         (["{folder}", "--jobs", "0"], "--jobs at least 1"),
         (["{folder}", "--timeout", "0"], "--timeout must be above 0"),
         (["{folder}", "--lab", "day04"], "invalid choice: 'day04'"),
+        (["{folder}", "--lms", "blackboard", "x.csv"], "--lms blackboard: give one of canvas"),
+        (["{folder}", "--lms", "canvas", "/no/such/dir/x.csv"], "--lms /no/such/dir/x.csv: give"),
     ],
 )
 def test_bad_usage_is_refused_before_any_kernel_starts(

@@ -25,7 +25,6 @@ def test_each_lab_has_its_release_self_test_and_exercises() -> None:
         "is_inside",
         "page_paths",
         "page_matches",
-        "must_not_assume",
         "is_tool_turn",
         "repair_transcript",
     ]

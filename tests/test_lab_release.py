@@ -142,7 +142,8 @@ def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     nbgrader("generate_assignment", "day03")
     released = course / "release" / "day03" / "day03-lab.ipynb"
-    for student, exercises, extensions in [("alice", solved(), ext_solved()), ("bob", {}, {})]:
+    alice = {**ext_solved(), 4: "The index is a label: it may start anywhere, calls interleave."}
+    for student, exercises, extensions in [("alice", solved(), alice), ("bob", {}, {})]:
         submitted = course / "submitted" / student / "day03"
         submission(submitted / "day03-lab.ipynb", exercises)
         submission(submitted / EXT_SOURCE.name, extensions, release=EXT_RELEASE, cell_id=EXT_CELL)
@@ -176,13 +177,17 @@ def test_nbgrader_autograde_gives_a_point_per_check(nbgrader_course: Path) -> No
             for lab in ("day03-lab", EXT_RELEASE.stem)
             for student in ("alice", "bob")
         }
-    # Solved, and the untouched starter, of each lab: 2/7 and, with nothing free, 0/8.
+        answered = gradebook.find_submission_notebook(EXT_RELEASE.stem, "day03", "alice")
+        needs_reading = answered.needs_manual_grade
+    # Solved, and the untouched starter, of each lab: 2/7 and, with nothing free, 0/7; the
+    # extension lab's sentence waits for a reader (an unanswered one scores 0 by itself).
     assert scores == {
         ("day03-lab", "alice"): 7.0,
         ("day03-lab", "bob"): 2.0,
-        ("day03-extensions", "alice"): 8.0,
+        ("day03-extensions", "alice"): 7.0,
         ("day03-extensions", "bob"): 0.0,
     }
+    assert needs_reading
 
 
 def test_nbgraders_kernels_get_no_key_and_run_in_the_sandbox(nbgrader_course: Path) -> None:

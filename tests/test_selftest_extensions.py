@@ -1,4 +1,4 @@
-"""The extension lab's self-test: the solution scores 8/8, the starter 0/8, and every wrong answer
+"""The extension lab's self-test: the solution scores 7/7, the starter 0/7, and every wrong answer
 in tests/extension_lab.py fails its own check with a line naming the case.
 
 Scored in-process, as `course-agent grade` scores a kernel's namespace (tests/test_lab_extensions.py
@@ -27,18 +27,18 @@ def solved_names() -> dict[str, Any]:
     return namespace(solved())
 
 
-def test_the_solution_scores_eight_and_shows_one_line(solved_names: dict[str, Any]) -> None:
+def test_the_solution_scores_seven_and_shows_one_line(solved_names: dict[str, Any]) -> None:
     score = score_lab(LAB, solved_names)
-    assert (score.passed, score.refused) == (8, ()), score.text()
-    assert score.text() == "8/8 passed"
+    assert (score.passed, score.refused) == (7, ()), score.text()
+    assert score.text() == "7/7 passed"
     assert [check.name for check in score.report.checks] == EXTENSION_NAMES
     assert all(check.line and "\n" not in check.line for check in score.report.checks)
 
 
 def test_the_starter_scores_nothing_and_lists_every_check() -> None:
     lines = score_lab(LAB, namespace()).text().splitlines()
-    assert lines[0] == "0/8 passed"
-    assert [line.split(".")[0] for line in lines[1:]] == [f"x {n}" for n in range(1, 9)]
+    assert lines[0] == "0/7 passed"
+    assert [line.split(".")[0] for line in lines[1:]] == [f"x {n}" for n in range(1, 8)]
     assert all("the TODO comment above says what it must do" in line for line in lines[1:])
 
 
@@ -60,7 +60,7 @@ def test_the_same_seed_gives_the_same_report_and_another_seed_the_same_verdicts(
     functions = {name: solved_names[name] for name in FUNCTIONS}
     assert run_extensions_selftest(**functions) == score_lab(LAB, solved_names).report
     other = run_extensions_selftest(**functions, seed=7)
-    assert [check.ok for check in other.checks] == [True] * 8
+    assert [check.ok for check in other.checks] == [True] * 7
 
 
 def test_every_function_is_named_by_the_lab_and_required() -> None:
@@ -74,7 +74,6 @@ FUNCTIONS = [
     "is_inside",
     "page_paths",
     "page_matches",
-    "must_not_assume",
     "is_tool_turn",
     "repair_transcript",
 ]

@@ -167,6 +167,10 @@ def feedback_text(row: GradeRow, reference: Any, keys: Sequence[str] = ()) -> st
     else:
         lines += [f"Score: **{row.score}** checks passed.", "", "## What to fix", ""]
         lines += _failures(row, cells)
+    for title, text in row.written:  # read by your instructor, outside the score
+        lines += ["", f"## Your written answer: {_escaped(title)}", ""]
+        lines += [_fence(text) if text else "You left it empty.", ""]
+        lines += ["Your instructor reads it and grades it; the score above does not count it."]
     return redact("\n".join(lines).rstrip() + "\n", keys)
 
 

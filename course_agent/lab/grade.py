@@ -14,7 +14,6 @@ a class report and a file per student. Deliberately not handled: sandboxing (see
 from __future__ import annotations
 
 import argparse
-import csv
 import functools
 import json
 import os
@@ -23,15 +22,17 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from course_agent.app.environment import read_environment
+from course_agent.lab.gradebook import LMS_FORMATS, write_csv, write_lms
 from course_agent.lab.jail import GB, Limits, sandbox_problem
 from course_agent.lab.kernel import SHORTEST_KEY, is_key_name, run_notebook
 from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
 from course_agent.lab.restore import restore
+from course_agent.lab.written import written_answers
 from course_agent.render.terminal import printable
 from course_agent.safety.redaction import redact
 
@@ -137,6 +138,7 @@ class GradeRow:
     seconds: float
     note: str = ""  # why it has no score, or why an exercise was refused; "" when all is fine
     checks: tuple[str, ...] = ()  # the name of every check the report had, in order
+    written: tuple[tuple[str, str], ...] = ()  # (what it answers, text): a person reads, no points
 
     @property
     def score(self) -> str:
@@ -212,14 +214,16 @@ def grade_one(
     lab = lab or detect_lab(nb)
     if lab is None:
         return row(f"not a lab: none of the cells of {' or '.join(LABS)}; give --lab")
+    # The answers a person reads: listed for the instructor, never scored.
+    written = tuple((title, redact(text, hidden)) for title, text in written_answers(nb, lab))
     try:
         reference = _reference(lab.name)
         problem, report = run_scored(
             restore(nb, reference), timeout, lab=lab.name, limits=limits, sandbox=sandbox
         )
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
-        return row(f"could not run: {type(exc).__name__}: {exc}"[:160])
-    return row(problem, report)
+        return replace(row(f"could not run: {type(exc).__name__}: {exc}"[:160]), written=written)
+    return replace(row(problem, report), written=written)
 
 
 @functools.cache
@@ -284,25 +288,6 @@ def print_table(rows: Iterable[GradeRow], out: TextIO) -> None:
         print("  ".join([*cells, line[4]]).rstrip(), file=out)
 
 
-def write_csv(rows: Iterable[GradeRow], path: Path) -> None:
-    """The table as CSV, plus each failed check's line in `details` (joined by " | ")."""
-    with path.open("w", newline="", encoding="utf-8") as file:
-        writer = csv.writer(file)
-        writer.writerow(["submission", "passed", "total", "failed", "seconds", "note", "details"])
-        for row in rows:
-            writer.writerow(
-                [
-                    row.submission,
-                    "" if row.passed is None else row.passed,
-                    "" if row.total is None else row.total,
-                    " ".join(map(str, row.failed)),
-                    f"{row.seconds:.1f}",
-                    row.note,
-                    " | ".join(row.details),
-                ]
-            )
-
-
 def find_notebooks(paths: Iterable[Path]) -> list[Path]:
     """Files as given; a folder stands for the notebooks below it (checkpoints skipped), sorted."""
     found: list[Path] = []
@@ -364,7 +349,32 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="notebooks run at once (default: the number of cores)",
     )
-    parser.add_argument("--csv", type=Path, metavar="FILE", help="also write the table to FILE")
+    parser.add_argument(
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="also write the table to FILE, a student column first (the folder below the one "
+        "given, or nbgrader's submitted/STUDENT/)",
+    )
+    parser.add_argument(
+        "--lms",
+        nargs=2,
+        metavar=("LMS", "FILE"),
+        help=f"also write FILE for a gradebook to import: {' or '.join(LMS_FORMATS)}",
+    )
+    parser.add_argument(
+        "--assignment",
+        default="day03-lab",
+        metavar="NAME",
+        help="the gradebook column --lms fills (default day03-lab)",
+    )
+    parser.add_argument(
+        "--strip-prefix",
+        default="",
+        metavar="PREFIX",
+        help="cut PREFIX off student folder names (GitHub Classroom's ASSIGNMENT-LOGIN: "
+        "--strip-prefix day03-lab-)",
+    )
     parser.add_argument(
         "--lab",
         choices=sorted(LABS),
@@ -391,7 +401,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse, before any kernel starts, an output that could not be written at the end."""
-    for flag, path in [("--csv", args.csv), ("--report", args.report), ("--json", args.json)]:
+    if args.lms is not None and args.lms[0] not in LMS_FORMATS:
+        parser.error(f"--lms {args.lms[0]}: give one of {', '.join(LMS_FORMATS)}")
+    lms = Path(args.lms[1]) if args.lms else None
+    outputs = [
+        ("--csv", args.csv),
+        ("--lms", lms),
+        ("--report", args.report),
+        ("--json", args.json),
+    ]
+    for flag, path in outputs:
         if path is not None and (path.is_dir() or not path.parent.is_dir()):
             parser.error(f"{flag} {path}: give a file in a folder that exists")
     if args.feedback is not None and args.feedback.exists() and not args.feedback.is_dir():
@@ -402,9 +421,14 @@ def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: floa
     from course_agent.lab.feedback import write_feedback
     from course_agent.lab.report import ClassReport
 
+    roots, strip = args.submissions, args.strip_prefix
     if args.csv:
-        write_csv(rows, args.csv)
+        write_csv(rows, args.csv, roots, strip)
         print(f"written to {args.csv}")
+    if args.lms:
+        lms, path = args.lms[0], Path(args.lms[1])
+        write_lms(rows, path, lms, args.assignment, roots, strip)
+        print(f"{lms} gradebook file written to {path}")
     report = ClassReport.from_rows(rows, seconds)
     if args.report:
         args.report.write_text(report.html(), encoding="utf-8")
@@ -425,13 +449,13 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         parser.error("--timeout must be above 0 and --jobs at least 1")
     if args.notebook_timeout <= 0 or args.memory <= 0:
         parser.error("--notebook-timeout and --memory must be above 0")
+    _check_outputs(parser, args)
     try:
         paths = find_notebooks(args.submissions)
     except FileNotFoundError as exc:
         parser.error(str(exc))
     if not paths:
         parser.error("no *.ipynb found in the folders given")
-    _check_outputs(parser, args)
     if args.no_sandbox:
         print(NOT_DEFENDED, file=sys.stderr)
     elif problem := sandbox_problem():

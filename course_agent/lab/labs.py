@@ -1,4 +1,5 @@
-"""The labs the package ships, by name: each one's release, self-test and exercise names.
+"""The labs the package ships, by name: each one's release, self-test, exercise names and the
+answers a person reads.
 
 Release, restore, the hand-in, the grader and the notebook's self-test cell all look a lab up
 here, so a second lab is one more entry, not a second copy of the machinery. A notebook's lab is
@@ -27,7 +28,7 @@ from course_agent.tools.list_dir import run_list_dir
 from course_agent.tools.read_file import run_read_file
 from course_agent.truncate import truncate_result
 
-__all__ = ["LABS", "Exercise", "Lab", "detect_lab", "find_lab"]
+__all__ = ["LABS", "Exercise", "Lab", "WrittenAnswer", "detect_lab", "find_lab"]
 
 Answers = tuple[tuple[object, str], ...]  # (the package's object, the name a refusal gives it)
 
@@ -41,10 +42,20 @@ class Exercise:
 
 
 @dataclass(frozen=True)
+class WrittenAnswer:
+    """An answer a person reads and grades (nbgrader's manual grading): no automatic points."""
+
+    cell: str  # the answer cell's id: "ext-exercise-4"
+    title: str  # what it answers, as the instructor's list shows it
+    points: int  # what nbgrader's manual grading may give it
+
+
+@dataclass(frozen=True)
 class Lab:
     name: str  # the notebook's file name without .ipynb: "day03-lab"
     exercises: tuple[Exercise, ...]
     selftest: Callable[..., SelftestReport]  # called with one keyword per exercise
+    written: tuple[WrittenAnswer, ...] = ()  # listed for the instructor, never scored
 
     @property
     def notebook(self) -> str:
@@ -93,11 +104,11 @@ LABS = {
             Exercise(2, "is_inside", "is_inside", (*BOUNDARY, *REGISTRY)),
             Exercise(3, "page_paths", "page_paths", (*PAGES, *REGISTRY)),
             Exercise(3, "page_matches", "page_matches", (*PAGES, *REGISTRY)),
-            Exercise(4, "must_not_assume", "must_not_assume"),
             Exercise(5, "is_tool_turn", "is_tool_turn"),
             Exercise(5, "repair_transcript", "repair_transcript", ((repaired, "repaired"),)),
         ),
         run_extensions_selftest,
+        (WrittenAnswer("ext-exercise-4", "exercise 4: what merging must not assume", 1),),
     ),
 }
 

@@ -42,7 +42,7 @@ BEGIN, END = "BEGIN SOLUTION", "END SOLUTION"
 CODE_STUB = (
     'raise NotImplementedError("write this part: the TODO comment above says what it must do")'
 )
-TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's, for a markdown solution cell (the lab has none)
+TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's, for a markdown answer cell (the extension lab's)
 SELFTEST_CELL = "selftest"  # the id of the one cell whose output nbval compares
 EXPECTED = "7/7 passed"  # the day-three lab's; another lab's is its own N/N
 FULL_MARKS = re.compile(r"([1-9]\d*)/\1 passed")
@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course-agent lab",
         description="Maintain a lab (day03-lab, day03-extensions) from its solution notebook "
-        "(labs/source/).",
+        "(labs/source/), and make its GitHub Classroom template.",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     make = commands.add_parser(
@@ -230,12 +230,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="longest a single cell may run (default 120)",
     )
+    from course_agent.lab.classroom import add_parser  # it imports this module
+
+    add_parser(commands)
     return parser
 
 
 def main_lab(argv: Sequence[str] | None = None) -> int:
-    """`course-agent lab release SOURCE DEST` / `lab execute SOURCE`: 0 done, 1 refused, 2 usage."""
+    """`course-agent lab release SOURCE DEST` / `lab execute SOURCE` / `lab classroom DEST`: 0 done,
+    1 refused, 2 usage."""
     args = build_parser().parse_args(argv)
+    if args.command == "classroom":
+        from course_agent.lab.classroom import main_classroom
+
+        return main_classroom(args)
     if not args.source.is_file():
         print(
             f"course-agent lab: {args.source} is not a file; give the solution notebook, "

@@ -191,6 +191,8 @@ class ClassReport:
                     "failed": list(row.failed),
                     "note": row.note,
                     "seconds": round(row.seconds, 2),
+                    # Answers a person reads and grades: listed, never counted in the score.
+                    "written": [{"title": title, "text": text} for title, text in row.written],
                 }
                 for row in self.rows
             ],

@@ -181,6 +181,28 @@ def _submissions(report: ClassReport) -> list[Element]:
     ]
 
 
+def _written(report: ClassReport) -> list[Element]:
+    """Every answer a person reads, by submission: the instructor grades them; no point is given."""
+    names = short_names([row.submission for row in report.rows])
+    rows = [
+        [names[row.submission], title, text or node("span", "no answer", class_="none")]
+        for row in report.rows
+        for title, text in row.written
+    ]
+    if not rows:
+        return []
+    return [
+        node("h3", "Written answers: yours to read and grade"),
+        node(
+            "p",
+            "No point is given for these by the grader: the score above counts the checks only. "
+            "Grade them in nbgrader's manual grading or in your gradebook.",
+            class_="legend",
+        ),
+        _table(["submission", "answers", "text"], rows, set()),
+    ]
+
+
 def _summary(report: ClassReport) -> str:
     parts = [f"{len(report.rows)} submissions", f"{report.scored} scored"]
     parts.append(f"{report.full_marks} with full marks")
@@ -213,6 +235,7 @@ def _body(report: ClassReport) -> Element:
         _table(["why", "submissions"], unscored, {1}) if unscored else None,
         node("h3", "Every submission"),
         *_submissions(report),
+        *_written(report),
         class_="ca-report",
     )
 

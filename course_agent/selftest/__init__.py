@@ -1,5 +1,5 @@
 """The labs' checks: generated cases, judges and the one-line messages a student acts on.
 
-`lab` holds the main lab's seven checks, `extensions` the extension lab's eight."""
+`lab` holds the main lab's seven checks, `extensions` the extension lab's seven."""
 
 __all__: list[str] = []

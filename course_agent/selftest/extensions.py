@@ -1,8 +1,8 @@
-"""The extension lab's eight checks, each one line; every one grades only what the student wrote.
+"""The extension lab's seven checks, each one line; every one grades only what the student wrote.
 
-Seven functions go in (the lab's exercises); each check draws its own generated cases from the
+Six functions go in (the lab's code exercises); each check draws its own generated cases from the
 seed, as the day-three self-test does, and reports through the same Check and SelftestReport. The
-starter scores 0/8: unlike the main lab, no check here tests the package alone. Deliberately not
+starter scores 0/7: unlike the main lab, no check here tests the package alone. Deliberately not
 handled: partial credit inside a check.
 """
 
@@ -16,18 +16,17 @@ from course_agent.selftest.boundary import check_boundary
 from course_agent.selftest.bounds import check_glob_page, check_grep_page
 from course_agent.selftest.design import check_design, check_wired
 from course_agent.selftest.lab import SEED, Check, SelftestReport
-from course_agent.selftest.turns import check_assumption, check_repair, check_tool_turn
+from course_agent.selftest.turns import check_repair, check_tool_turn
 
 __all__ = ["EXTENSION_NAMES", "run_extensions_selftest"]
 
-# (check name, what it runs, which of the seven functions it grades)
+# (check name, what it runs, which of the six functions it grades)
 CHECKS: list[tuple[str, Callable[[Any, random.Random], str], str]] = [
     ("tool design", check_design, "list_dir_tool"),
     ("tool in a registry", check_wired, "list_dir_tool"),
     ("path boundary", check_boundary, "is_inside"),
     ("glob's page", check_glob_page, "page_paths"),
     ("grep's page", check_grep_page, "page_matches"),
-    ("merge assumption", check_assumption, "must_not_assume"),
     ("tool turn", check_tool_turn, "is_tool_turn"),
     ("transcript repair", check_repair, "repair_transcript"),
 ]
@@ -40,12 +39,11 @@ def run_extensions_selftest(
     is_inside: Callable[..., Any],
     page_paths: Callable[..., Any],
     page_matches: Callable[..., Any],
-    must_not_assume: Callable[[], Any],
     is_tool_turn: Callable[..., Any],
     repair_transcript: Callable[..., Any],
     seed: int = SEED,
 ) -> SelftestReport:
-    """Run the eight checks on the seven functions; a check that raises anything simply fails.
+    """Run the seven checks on the six functions; a check that raises anything simply fails.
 
     `seed` draws the generated cases: the same seed, the same cases and the same report.
     """
@@ -54,7 +52,6 @@ def run_extensions_selftest(
         "is_inside": is_inside,
         "page_paths": page_paths,
         "page_matches": page_matches,
-        "must_not_assume": must_not_assume,
         "is_tool_turn": is_tool_turn,
         "repair_transcript": repair_transcript,
     }

@@ -1,58 +1,33 @@
-"""Extension checks 6-8: what merging must not assume, whether a turn is a tool turn, a repaired
-transcript.
+"""Extension checks 6-7: whether a turn is a tool turn, and a repaired transcript.
 
-Check 6 reads one sentence for keywords (the course's interview question two: a reader grades it
-better). Check 7 asks about recorded finishes and every pairing of finish reason and call count.
-Check 8 breaks generated transcripts and wants them back valid, changed no more than needed.
-Deliberately not handled: judging whether the sentence is true (only what it names).
+Check 6 asks about recorded finishes and every pairing of finish reason and call count. Check 7
+breaks generated transcripts and wants them back valid, changed no more than needed.
+Deliberately not handled: exercise 4's sentence (what merging must not assume), which a person
+reads: no keyword can tell a true sentence from a false one with the same words.
 """
 
 from __future__ import annotations
 
 import copy
 import random
-import re
 from collections.abc import Callable
 from typing import Any
 
 from course_agent.loop import check_transcript
 from course_agent.offline.recorded_turns import recorded_turns
 from course_agent.protocol import ToolCall
-from course_agent.selftest.judge import CheckFailed, expect, first_of, raised, shown
+from course_agent.selftest.judge import first_of, raised, shown
 
 __all__ = [
     "FINISHES",
-    "check_assumption",
     "check_repair",
     "check_tool_turn",
     "repair_cases",
     "repaired",
 ]
 
-# check 6: (what the sentence must name, the words that name it, what to write about)
-KEYWORDS = [
-    ("the index", r"\bind(ex|ices|exes)\b", "the index the fragments carry"),
-    ("where it starts", r"\b(start\w*|zero|0|begin\w*|first)\b", "where the index starts (0? 1?)"),
-    ("the order", r"\b(order\w*|arriv\w*|interleav\w*)\b", "the order fragments arrive in"),
-]  # fmt: skip
 FINISHES = ["tool_calls", "stop", "length", "content_filter", None]
 NOT_RUN = "not run: this call got no result"
-
-
-def check_assumption(must_not_assume: Callable[[], Any], rng: random.Random) -> str:
-    try:
-        text = must_not_assume()
-    except Exception as exc:
-        raise CheckFailed(raised(exc, "must_not_assume()")) from None
-    expect(
-        isinstance(text, str) and text.strip(),
-        f"must_not_assume() returned {shown(text)}: return your sentence",
-    )
-    sentences = [part for part in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text.strip()) if part]
-    expect(len(sentences) == 1, f"that is {len(sentences)} sentences: say it in one")
-    missing = [hint for _, pattern, hint in KEYWORDS if not re.search(pattern, text, re.I)]
-    expect(not missing, f"your sentence does not say what about {' or '.join(missing)}")
-    return "one sentence naming the index, where it starts and the order fragments arrive in"
 
 
 def _tool_turn_cases(rng: random.Random) -> list[tuple[str, str | None, list[ToolCall]]]:
@@ -91,7 +66,7 @@ def check_tool_turn(is_tool_turn: Callable[..., Any], rng: random.Random) -> str
     return f"{len(cases)} turns judged, {recorded} of them recorded, including 'stop' with a call"
 
 
-# -- check 8: repair a transcript ----------------------------------------------------------------
+# -- check 7: repair a transcript ----------------------------------------------------------------
 
 
 def repaired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

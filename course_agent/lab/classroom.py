@@ -1,0 +1,211 @@
+"""A GitHub Classroom template for a lab: what a student repository holds, and a workflow in which
+each of the lab's checks is an autograding test of its own, worth its points.
+
+`write_template(checkout, dest, lab)` copies the package from a checkout of this repository, the
+lab's starter (from the package's release, never a working copy) and the two files of its hand-in,
+and writes `.github/workflows/classroom.yml`, which `workflow(lab)` returns. On GitHub's runner the
+workflow puts the template back around the student's notebook, installs bubblewrap (the grader
+sandboxes each kernel) and the package, then runs `course-agent grade NOTEBOOK --check N` once per
+check: a partly solved lab shows its own count, and the Actions log each failing check's line.
+Deliberately not handled: creating the assignment on GitHub, and the lab's answers a person reads
+(Classroom has no manual grading: grade those from the collected notebooks).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+from course_agent.lab.labs import LABS, Lab, find_lab
+from course_agent.lab.release import SELFTEST_CELL, write_notebook
+
+__all__ = [
+    "PACKAGE_FILES",
+    "WORKFLOW",
+    "add_parser",
+    "checks_of",
+    "main_classroom",
+    "workflow",
+    "write_starter",
+    "write_template",
+]
+
+# What `pip install ".[lab]"` reads from the checkout: the sources, the project file, the README it
+# names as its long description, and the Jupyter server config it installs as a data file (while
+# pyproject.toml lists one: copied when the checkout has it).
+PACKAGE_FILES = ("course_agent", "pyproject.toml", "README.md", "jupyter-config")
+HANDIN_FILES = ("conftest.py", "nbval-sanitize.cfg")  # labs/: the student's own hand-in command
+WORKFLOW = Path(".github") / "workflows" / "classroom.yml"
+MINUTES_PER_CHECK = 5  # the grader runs the whole notebook for each check: about 10 s
+
+HEADER = """\
+# GitHub Classroom autograding for {lab}, written by `course-agent lab classroom` (labs/README.md).
+# Each check is an autograding test of its own, worth its points: a partly solved lab shows its own
+# count, and the Actions log shows each failing check's line. The grade of record is the judge's
+# (`course-agent grade`): it runs the notebook in a sandbox and checks it from outside the kernel.
+name: Autograding Tests
+"on":
+  - push
+  - repository_dispatch
+permissions:
+  checks: write
+  actions: read
+  contents: read
+jobs:
+  run-autograding-tests:
+    runs-on: ubuntu-latest
+    if: github.actor != 'github-classroom[bot]'
+    steps:
+      - name: Checkout code
+        uses: actions/checkout@v4
+        with:
+          fetch-depth: 0 # the first commit is the template as the instructor made it
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: Grade the notebook alone, in the template as the instructor made it
+        # Nothing else of the student's counts: not an edited labs/conftest.py or package file, nor
+        # an added conftest.py, pytest.ini (addopts = --co) or pytest.py.
+        run: |
+          if [ -L {notebook} ]; then
+            echo "{notebook} is a symbolic link: commit the notebook itself"
+            exit 1
+          fi
+          cp {notebook} "$RUNNER_TEMP/{name}"
+          template=$(git rev-list --max-parents=0 HEAD | tail -n 1)
+          git checkout --quiet --force --detach "$template"
+          git clean -d --force --force -x --quiet
+          cp "$RUNNER_TEMP/{name}" {notebook}
+      - name: Install the sandbox the grader runs each kernel in
+        # Bubblewrap needs unprivileged user namespaces, which Ubuntu 24.04's AppArmor forbids.
+        run: |
+          sudo apt-get update -q
+          sudo apt-get install -y -q bubblewrap
+          sudo sh -c '[ ! -e {userns} ] || sysctl -w {sysctl}=0'
+      - name: Install the package and what the grader needs
+        run: python -m pip install ".[lab]"
+"""
+CHECK = """\
+      - name: check {n}
+        id: check-{n}
+        uses: classroom-resources/autograding-command-grader@v1
+        with:
+          test-name: check {n}
+          command: course-agent grade {notebook} --check {n}
+          timeout: {minutes}
+          max-score: {points}
+"""
+REPORTER = """\
+      - name: Autograding Reporter
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+{results}
+        with:
+          runners: {runners}
+"""
+SYSCTL = "kernel.apparmor_restrict_unprivileged_userns"
+
+
+def checks_of(lab: Lab) -> list[int]:
+    """Each automatic check's points, in order: the release's nbgrader points cells (code cells;
+    an answer a person reads is a markdown cell and no check)."""
+    points = []
+    for cell in json.loads(lab.released.read_text(encoding="utf-8"))["cells"]:
+        meta = cell["metadata"].get("nbgrader", {})
+        if cell["cell_type"] == "code" and meta.get("grade"):
+            points.append(int(meta["points"]))
+    return points
+
+
+def workflow(lab: Lab) -> str:
+    """The workflow's YAML for `lab`: one autograding test per check, then the reporter."""
+    notebook = f"labs/{lab.notebook}"
+    text = HEADER.format(
+        lab=lab.name,
+        notebook=notebook,
+        name=lab.notebook,
+        userns="/proc/sys/" + SYSCTL.replace(".", "/"),
+        sysctl=SYSCTL,
+    )
+    points = checks_of(lab)
+    for n, worth in enumerate(points, 1):
+        text += CHECK.format(n=n, notebook=notebook, minutes=MINUTES_PER_CHECK, points=worth)
+    ids = [f"check-{n}" for n in range(1, len(points) + 1)]
+    # The reporter reads each test's result from an environment variable named after its step id.
+    results = "\n".join(
+        f'          {i.upper()}_RESULTS: "${{{{steps.{i}.outputs.result}}}}"' for i in ids
+    )
+    return text + REPORTER.format(results=results, runners=",".join(ids))
+
+
+def write_starter(lab: Lab, path: Path) -> None:
+    """The student notebook: the package's release with the self-test's expected output cleared,
+    exactly what `course-agent lab release` writes as labs/NOTEBOOK (never a working copy)."""
+    import nbformat
+
+    nb = nbformat.read(lab.released, as_version=4)
+    for cell in nb.cells:
+        if cell.get("id") == SELFTEST_CELL:
+            cell.outputs, cell.execution_count = [], None
+    write_notebook(nb, path)
+
+
+def write_template(checkout: Path, dest: Path, lab: Lab) -> list[str]:
+    """Write `lab`'s template into `dest` (empty or new) from `checkout`; the paths written."""
+    if not (checkout / "pyproject.toml").is_file() or not (checkout / "course_agent").is_dir():
+        raise ValueError(f"{checkout} is no checkout of course-agent: give its root with --from")
+    if dest.exists() and any(dest.iterdir()):
+        raise ValueError(f"{dest} is not empty: give a new folder")
+    written = []
+    for name in PACKAGE_FILES:
+        source = checkout / name
+        if source.is_dir():
+            skip = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+            shutil.copytree(source, dest / name, ignore=skip)
+        elif source.is_file():
+            shutil.copy2(source, dest / name)
+        else:
+            continue
+        written.append(name)
+    (dest / "labs").mkdir(parents=True, exist_ok=True)
+    for name in HANDIN_FILES:
+        shutil.copy2(checkout / "labs" / name, dest / "labs" / name)
+        written.append(f"labs/{name}")
+    write_starter(lab, dest / "labs" / lab.notebook)
+    (dest / WORKFLOW).parent.mkdir(parents=True, exist_ok=True)
+    (dest / WORKFLOW).write_text(workflow(lab), encoding="utf-8")
+    return [*written, f"labs/{lab.notebook}", str(WORKFLOW)]
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """`course-agent lab classroom DEST [--lab LAB] [--from CHECKOUT]`."""
+    make = commands.add_parser(
+        "classroom",
+        help="write a GitHub Classroom template for a lab into DEST: one autograding test a check",
+    )
+    make.add_argument("dest", type=Path, metavar="DEST", help="a new folder for the template")
+    make.add_argument("--lab", choices=sorted(LABS), default="day03-lab", help="default day03-lab")
+    make.add_argument(
+        "--from",
+        dest="checkout",
+        type=Path,
+        default=Path("."),
+        metavar="CHECKOUT",
+        help="this repository's root, whose package the template ships (default: .)",
+    )
+
+
+def main_classroom(args: argparse.Namespace) -> int:
+    """Write the template; 0 done, 1 refused (one line on stderr)."""
+    import sys
+
+    try:
+        written = write_template(args.checkout, args.dest, find_lab(args.lab))
+    except (OSError, ValueError) as exc:
+        print(f"course-agent lab classroom: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.dest}: {', '.join(written)}")
+    print(f"next: cd {args.dest} && git init && git add . && git commit -m template, then push it")
+    return 0
