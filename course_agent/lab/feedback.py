@@ -12,9 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from course_agent.lab.grade import GradeRow, grader_keys
-from course_agent.lab.report import short_names
 from course_agent.lab.restore import released_path, restore
+from course_agent.lab.rows import GradeRow, grader_keys, short_names
 from course_agent.safety.redaction import redact
 
 __all__ = ["RUNS", "feedback_text", "write_feedback"]

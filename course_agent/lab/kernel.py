@@ -137,6 +137,7 @@ def run_notebook(
     cwd: Path | None = None,
     describe: Callable[[int], str] = _cell,
     on_reply: Callable[[int, Any], None] | None = None,
+    pythonpath: Path | None = None,
 ) -> str:
     """Execute `nb` in place in a fresh kernel; "" or what stopped the run.
 
@@ -145,7 +146,8 @@ def run_notebook(
     stored, as in JupyterLab, up to OUTPUT_LIMIT characters in all); a cell running over
     `timeout` seconds, or a dying kernel, does, and `describe(index)` names that cell in the
     message. `on_reply(index, reply)` gets the kernel's reply to each cell that ran (its status;
-    for an error, its name and text).
+    for an error, its name and text). `pythonpath` goes first on the kernel's import path (the
+    grader's stripped package, lab/strip.py).
     """
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -165,6 +167,10 @@ def run_notebook(
             on_cell_executed=None if on_reply is None else _replies_to(on_reply),
         )
         env = {**kernel_environment(), "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp}
+        if pythonpath is not None:
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(pythonpath), env.get("PYTHONPATH")])
+            )
         try:
             client.execute(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except CellTimeoutError:

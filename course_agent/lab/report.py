@@ -7,23 +7,17 @@ count come from the rows, not from the day-three lab. Deliberately not handled: 
 
 from __future__ import annotations
 
-import os
 import re
 import statistics
-import sys
-import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from course_agent.lab.grade import GradeRow, find_notebooks, grade
-from course_agent.lab.progress import GradeProgress
+from course_agent.lab.report_html import render_fragment, render_page
+from course_agent.lab.rows import NO_SCORE, GradeRow
 
-__all__ = ["CheckFigures", "ClassReport", "Failure", "grade_class", "normalise", "short_names"]
-
-NO_SCORE = "no score"
+__all__ = ["CheckFigures", "ClassReport", "Failure", "normalise"]
 TOP = 3  # the most common failures kept of each check
 # What a message's generated details look like; each becomes one placeholder, so that the same
 # mistake met on a different case (another stream, id, size or temporary folder) groups as one.
@@ -44,15 +38,6 @@ def normalise(message: str) -> str:
     for pattern, placeholder in DETAILS:
         message = pattern.sub(placeholder, message)
     return message
-
-
-def short_names(submissions: Sequence[str]) -> dict[str, str]:
-    """Each submission's path below the folder all of them share: `alice/day03-lab.ipynb`."""
-    if not submissions:
-        return {}
-    parents = [os.path.dirname(os.path.abspath(path)) for path in submissions]
-    root = os.path.commonpath(parents)
-    return {path: os.path.relpath(os.path.abspath(path), root) for path in submissions}
 
 
 def _reason(note: str) -> str:
@@ -198,25 +183,8 @@ class ClassReport:
 
     def html(self) -> str:
         """The whole page: one self-contained file, no scripts, nothing fetched."""
-        from course_agent.lab.report_html import render_page
-
         return render_page(self)
 
     def _repr_html_(self) -> str:
         """What Jupyter shows when a cell's value is this report."""
-        from course_agent.lab.report_html import render_fragment
-
         return render_fragment(self)
-
-
-def grade_class(
-    submissions: Path | str | Sequence[Path | str], timeout: float = 60, jobs: int = 2
-) -> ClassReport:
-    """Grade notebooks (or folders of them) and return the class's report; in a notebook, the
-    report shows itself. Progress goes to stderr as plain lines."""
-    given = [submissions] if isinstance(submissions, (str, Path)) else submissions
-    paths = find_notebooks(Path(path) for path in given)
-    started = time.perf_counter()
-    with GradeProgress(len(paths), sys.stderr, bar=False) as progress:
-        rows = grade(paths, timeout, jobs, on_row=progress.update)
-    return ClassReport.from_rows(rows, time.perf_counter() - started)

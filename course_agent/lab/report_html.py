@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from xml.etree.ElementTree import Element, tostring
 
-from course_agent.lab.report import NO_SCORE, short_names
+from course_agent.lab.rows import NO_SCORE, short_names
 
 if TYPE_CHECKING:
     from course_agent.lab.report import ClassReport

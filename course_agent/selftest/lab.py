@@ -313,11 +313,11 @@ def run_parts(parts: Sequence[Part], functions: Mapping[str, Any], seed: int) ->
     """Every part in this process: cases, answers (through JSON, as they travel), judgement."""
     checks = []
     for number, part in enumerate(parts, 1):
-        cases = part.cases(random.Random(f"{seed}:{part.name}"))
         try:
+            cases = part.cases(random.Random(f"{seed}:{part.name}"))
             answers = part.answer([case["ask"] for case in cases], functions)
             answers = plain(answers)
-        except Exception as exc:  # the answer side broke, as a kernel's answer cell might
+        except Exception as exc:  # a stripped package's case, or an answer that broke
             message = " ".join((str(exc) or type(exc).__name__).split())
             checks.append(Check(number, part.name, False, f"{part.name}: {message}"))
             continue
