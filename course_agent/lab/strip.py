@@ -14,6 +14,7 @@ import atexit
 import functools
 import shutil
 import tempfile
+import threading
 from collections import defaultdict
 from pathlib import Path
 
@@ -67,10 +68,18 @@ def strip_functions(source: str, names: set[str]) -> str:
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
-@functools.cache
+_MAKING = threading.Lock()  # grade's threads ask at once; CPython 3.11's ast is not thread-safe
+
+
 def stripped_package(lab: Lab) -> Path:
     """The folder to put first on a grading kernel's PYTHONPATH for `lab` (made once, removed
     when this process exits)."""
+    with _MAKING:
+        return _stripped(lab)
+
+
+@functools.cache
+def _stripped(lab: Lab) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="course-agent-stripped-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     copy = folder / PACKAGE.name
