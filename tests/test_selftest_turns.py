@@ -13,13 +13,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.loop import check_transcript
-from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.judge import CheckFailed, run_part
 from course_agent.selftest.turns import (
+    ASSUMPTION,
     FINISHES,
     KINDS,
-    check_assumption,
-    check_repair,
-    check_tool_turn,
+    REPAIR,
+    TOOL_TURN,
     repair_cases,
     repaired,
 )
@@ -33,7 +33,7 @@ from course_agent.selftest.turns import (
     ],
 )
 def test_a_sentence_naming_index_start_and_order_passes(sentence: str) -> None:
-    check_assumption(lambda: sentence, random.Random(1))
+    run_part(ASSUMPTION, {"must_not_assume": lambda: sentence}, random.Random(1))
 
 
 @pytest.mark.parametrize(
@@ -49,7 +49,7 @@ def test_a_sentence_naming_index_start_and_order_passes(sentence: str) -> None:
 )
 def test_a_sentence_missing_a_keyword_is_told_which(sentence: str, missing: str) -> None:
     with pytest.raises(CheckFailed, match=re.escape(missing)):
-        check_assumption(lambda: sentence, random.Random(1))
+        run_part(ASSUMPTION, {"must_not_assume": lambda: sentence}, random.Random(1))
 
 
 def test_every_finish_with_and_without_calls_is_asked() -> None:
@@ -59,7 +59,9 @@ def test_every_finish_with_and_without_calls_is_asked() -> None:
         asked.append((finish, len(calls)))
         return finish == "tool_calls" or bool(calls)
 
-    assert "including 'stop' with a call" in check_tool_turn(record, random.Random(1))
+    assert "including 'stop' with a call" in run_part(
+        TOOL_TURN, {"is_tool_turn": record}, random.Random(1)
+    )
     assert {(finish, count) for finish in FINISHES for count in (0, 1, 2)} <= set(asked)
     assert ("stop", 1) in asked and ("length", 1) in asked  # recorded and replayed ones too
 
@@ -76,14 +78,16 @@ def test_the_repair_rule_makes_every_broken_case_valid_and_leaves_a_valid_one_al
 
 
 def test_the_rule_itself_passes_its_check_and_mutation_is_named() -> None:
-    assert "8 transcripts repaired" in check_repair(repaired, random.Random(3))
+    assert "8 transcripts repaired" in run_part(
+        REPAIR, {"repair_transcript": repaired}, random.Random(3)
+    )
 
     def in_place(messages: list) -> list:
         messages[:] = repaired(messages)
         return messages
 
     with pytest.raises(CheckFailed, match="you changed the list passed in: build a new one"):
-        check_repair(in_place, random.Random(3))
+        run_part(REPAIR, {"repair_transcript": in_place}, random.Random(3))
 
 
 ROLES = st.sampled_from(["user", "assistant", "assistant+calls", "tool", "tool?"])

@@ -26,6 +26,7 @@ __all__ = [
     "plain",
     "plain_result",
     "result_of",
+    "run_part",
     "said",
     "shown",
 ]
@@ -125,3 +126,11 @@ def first_of(failures: Sequence[str], total: int, what: str) -> None:
     if failures:
         more = f" (and {len(failures) - 1} more of {total} {what})" if len(failures) > 1 else ""
         raise CheckFailed(failures[0] + more)
+
+
+def run_part(part: Part, functions: Functions, rng: Any) -> str:
+    """`part` in one process: its cases from `rng`, the answers through JSON as they travel, the
+    judgement; the passing line, or CheckFailed."""
+    cases = part.cases(rng)
+    answers = plain(part.answer([case["ask"] for case in cases], functions))
+    return part.judge(cases, answers)
