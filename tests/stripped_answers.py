@@ -24,13 +24,15 @@ __all__ = ["judged"]
 
 # Run in the stripped process: each entry's cells in order, then respond() to every question.
 ANSWER = """
-import json, sys
+import contextlib, json, sys
 from course_agent.lab.labs import find_lab
 from course_agent.lab.respond import respond
 
 data = json.load(sys.stdin)
 lab = find_lab(data["lab"])
 out = {}
+answer = sys.stdout
+sys.stdout = sys.stderr  # what the cells print is not the answer
 for name, cells in data["entries"].items():
     namespace = {"__name__": "__main__"}
     for cell, source in cells.items():
@@ -43,7 +45,7 @@ for name, cells in data["entries"].items():
         number: respond(lab.name, int(number), json.dumps(asks), **given).data
         for number, asks in data["asks"].items()
     }
-print(json.dumps(out, default=repr))
+print(json.dumps(out, default=repr), file=answer)
 """
 
 

@@ -120,7 +120,6 @@ class ClassReport:
     checks: tuple[CheckFigures, ...]
     scores: tuple[tuple[str, int], ...]  # ("0/7", n) ... ("7/7", n), then ("no score", n)
     unscored: tuple[tuple[str, int], ...]  # why, most common first: ("timeout", 3), ...
-    refused: int  # scored rows with an exercise refused
     seconds: float | None = None  # the whole run, wall clock, when known
 
     @classmethod
@@ -138,7 +137,6 @@ class ClassReport:
             checks=tuple(_figures(rows, number, name) for number, name in _check_names(rows)),
             scores=tuple(sorted(scores.items(), key=lambda item: _score_key(item[0]))),
             unscored=tuple(unscored.most_common()),
-            refused=sum(bool(row.note) for row in rows if row.passed is not None),
             seconds=seconds,
         )
 
@@ -163,7 +161,6 @@ class ClassReport:
             "submissions": len(self.rows),
             "scored": self.scored,
             "full_marks": self.full_marks,
-            "refused": self.refused,
             "seconds": self.seconds,
             "scores": [{"score": score, "count": count} for score, count in self.scores],
             "checks": [check.to_dict() for check in self.checks],

@@ -174,7 +174,7 @@ def _submissions(report: ClassReport) -> list[Element]:
             "p",
             "score: checks passed of those run; failed: the numbers of the checks that failed "
             "(- none, ? no score: the note says why); seconds: the notebook's run; note: why a "
-            "notebook has no score, or why an exercise was refused.",
+            "notebook has no score.",
             class_="legend",
         ),
         _table(["submission", "score", "failed", "seconds", "note"], rows, {3}),
@@ -186,8 +186,6 @@ def _summary(report: ClassReport) -> str:
     parts.append(f"{report.full_marks} with full marks")
     if report.median is not None:
         parts.append(f"median {report.median:.0%} of checks passed")
-    if report.refused:
-        parts.append(f"{report.refused} with an exercise refused")
     if report.seconds is not None:
         minutes, seconds = divmod(round(report.seconds), 60)
         parts.append(

@@ -9,13 +9,12 @@ it shows itself.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
 
-from course_agent.lab.ask import placed
+from course_agent.lab.ask import located, placed
 from course_agent.lab.labs import LABS, Lab, find_lab
-from course_agent.selftest.lab import SEED, SelftestReport, run_parts
+from course_agent.selftest.lab import SEED, Check, SelftestReport, run_parts
 
 __all__ = ["Score", "score_exercises", "score_lab", "score_namespace"]
 
@@ -41,25 +40,19 @@ class Score:
         return json.dumps({"checks": [asdict(check) for check in self.report.checks]})
 
 
-def _undefined(name: str) -> Callable[..., Any]:
-    def undefined(*args: object, **kwargs: object) -> Any:
-        raise NameError(f"the notebook defines no {name}: run its cell first")
-
-    return undefined
-
-
 def score_lab(lab: Lab | str, objects: Mapping[str, object], seed: int | None = None) -> Score:
     """`lab`'s checks on the exercises `objects` binds by name, in this process, their cases
     drawn from `seed` (None: the self-test's default, the one the lab's own cell uses)."""
     lab = find_lab(lab) if isinstance(lab, str) else lab
-    functions = {
-        exercise.parameter: objects.get(exercise.name) or _undefined(exercise.name)
-        for exercise in lab.exercises
-    }
+    functions = {e.parameter: objects[e.name] for e in lab.exercises if e.name in objects}
     report = run_parts(lab.parts, functions, SEED if seed is None else seed)
-    checks = [
-        placed(lab, check, part) for check, part in zip(report.checks, lab.parts, strict=True)
-    ]
+    checks = []
+    for check, part in zip(report.checks, lab.parts, strict=True):
+        missing = [e for e in lab.used_by(part) if e.name not in objects]
+        if missing:  # its cell did not run: say that, not what calling nothing raised
+            said = f"{located(missing[:1])}: the notebook defines no {missing[0].name}"
+            check = Check(check.number, check.name, False, f"{check.name}: {said}")
+        checks.append(placed(lab, check, part))
     return Score(SelftestReport(checks, report.seed))
 
 
