@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from course_agent.lab.ask import located, placed
+from course_agent.lab.ask import placed
 from course_agent.lab.labs import LABS, Lab, find_lab
 from course_agent.selftest.lab import SEED, Check, SelftestReport, run_parts
 
@@ -50,7 +50,7 @@ def score_lab(lab: Lab | str, objects: Mapping[str, object], seed: int | None = 
     for check, part in zip(report.checks, lab.parts, strict=True):
         missing = [e for e in lab.used_by(part) if e.name not in objects]
         if missing:  # its cell did not run: say that, not what calling nothing raised
-            said = f"{located(missing[:1])}: the notebook defines no {missing[0].name}"
+            said = f"the notebook defines no {missing[0].name}"
             check = Check(check.number, check.name, False, f"{check.name}: {said}")
         checks.append(placed(lab, check, part))
     return Score(SelftestReport(checks, report.seed))
