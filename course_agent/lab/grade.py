@@ -295,6 +295,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", type=Path, metavar="FILE", help="also write the report's figures to FILE as JSON"
     )
     parser.add_argument(
+        "--check",
+        type=int,
+        metavar="N",
+        help="grade as usual, then print check N's line for each submission and exit 0 only if "
+        "every submission passed check N (one autograding test per check)",
+    )
+    parser.add_argument(
         "--feedback",
         type=Path,
         metavar="DIR",
@@ -329,11 +336,15 @@ def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: floa
 
 
 def main_grade(argv: Sequence[str] | None = None) -> int:
-    """`course-agent grade ...`: 0 once every submission has a row, 2 for bad usage."""
+    """`course-agent grade ...`: 0 once every submission has a row (with `--check N`: 0 only if
+    every one passed check N, else 1), 2 for bad usage."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.jobs < 1:
         parser.error("--timeout must be above 0 and --jobs at least 1")
+    most = max(len(lab.parts) for lab in LABS.values())
+    if args.check is not None and not 1 <= args.check <= most:
+        parser.error(f"--check must be a check's number, 1 to {most}")
     try:
         paths = find_notebooks(args.submissions)
     except FileNotFoundError as exc:
@@ -352,4 +363,22 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         f"with {min(args.jobs, len(rows))} at a time"
     )
     _write_outputs(rows, args, seconds)
+    if args.check is not None:
+        return _report_check(rows, args.check)
     return 0
+
+
+def _report_check(rows: Sequence[GradeRow], number: int) -> int:
+    """Check `number`'s verdict for each row, one line each; 0 iff every row passed it."""
+    passed = True
+    for row in rows:
+        if row.passed is None:
+            said, ok = f"no score: {row.note}", False
+        elif number in row.failed:
+            said, ok = row.details[row.failed.index(number)], False
+        else:
+            name = row.checks[number - 1] if number <= len(row.checks) else ""
+            said, ok = f"{name}: passed", True
+        passed = passed and ok
+        print(one_line(f"{'v' if ok else 'x'} check {number} {row.submission}: {said}"))
+    return 0 if passed else 1

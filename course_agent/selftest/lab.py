@@ -200,7 +200,7 @@ def _big_file_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
         raise CheckFailed(got["bad"])
     result, want = result_of(got["result"]), result_of(case["want"])
     size = len(result.content)
-    expect(result.ok, f"read_file on {BIG_FILE} came back failed: {result.content[:200]}")
+    expect(result.ok, f"read_file on {BIG_FILE} came back failed: {result.content[:400]}")
     expect(size == len(want.content), f"read_file fed back {size} chars, not {len(want.content)}")
     expect(
         result.content == want.content,
