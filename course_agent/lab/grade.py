@@ -102,10 +102,10 @@ def run_judged(
     answered = {}
     for question, outs in zip(asked, outputs, strict=True):
         index = first + question.number - 1
-        if index in replies or outs:
-            answered[question.number] = answer_in(outs, replies.get(index))
-        elif stopped_at and stopped_at[-1] == index:
+        if problem and stopped_at and stopped_at[-1] == index:
             answered[question.number] = (None, f"no answer: {problem}")
+        elif index in replies or outs:
+            answered[question.number] = answer_in(outs, replies.get(index))
     exercise_cells = {exercise.cell for exercise in lab.exercises}
     broken = {
         cell.get("id"): said

@@ -78,9 +78,6 @@ class JudgedCheck(pytest.Item):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
-    def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"{self.path.name}::{self.name}"
-
 
 class CheckNotPassed(Exception):
     """A check the judge failed: its line is the whole report."""

@@ -259,8 +259,9 @@ def _loop_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
         order == ["glob", "grep", "read_file"],
         f"calls ran in order {shown(order, 80)}, expected glob, grep, read_file",
     )
-    failed = [f"{e['name']}: {shown(e['content'])}" for e in finished if not e["ok"]]
-    expect(not failed, f"calls failed instead of answering: {'; '.join(failed)}")
+    failed = [f"{e['name']}: {e['content'][:300]}" for e in finished if not e["ok"]]
+    more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+    expect(not failed, f"calls failed instead of answering: {failed[0] if failed else ''}{more}")
     expect(stopped["reason"] == "done", f"ended: {stopped['reason']}: {stopped['message']}")
     expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
     expect((problem := check_transcript(messages)) is None, problem)
