@@ -3,62 +3,36 @@
 labs/conftest.py hands `restore_collected` the notebooks nbval collects: a lab the package ships
 a release of (labs.py: day03-lab, day03-extensions) is read through `restore` (the locked cells
 and the self-test's expected `N/N passed` come from the release), its kernel starts without keys,
-and after its cells come one item per check, `check_1` ... `check_N`: the first one to run asks
-the kernel the grader's questions (a seed drawn here) and every check is judged in this pytest
-process, so `pytest --nbval` passes only for a lab the judge scores full. Deliberately not
-handled: the kernel's import path (the student's own CI: the whole package, so that the lab's own
-self-test cell shows its N/N), and a student who edits labs/conftest.py itself.
+and after its cells come one item per check, `check_1` ... `check_N`, judged in this pytest
+process exactly as `course-agent grade` judges (grade.run_judged: a grading kernel of its own,
+without the package's answers, asked cases of a seed drawn here), so `pytest --nbval` passes only
+for a lab the judge scores full. nbval's own kernel keeps the whole package: the lab's cells and
+its self-test show what they show in JupyterLab. Deliberately not handled: a student who edits
+labs/conftest.py itself (in their own CI; the instructor's grade runs the grader).
 """
 
 from __future__ import annotations
 
+import copy
 import os
-import secrets
-import time
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from queue import Empty
 from typing import Any
 
 import nbformat
 import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
-from course_agent.lab.ask import answer_in, judge_answers, questions
+from course_agent.lab.grade import run_judged
 from course_agent.lab.kernel import kernel_environment
 from course_agent.lab.labs import LABS
 from course_agent.lab.restore import released_path, restore
-from course_agent.selftest.lab import SelftestReport
+from course_agent.selftest.lab import Check, SelftestReport
 
-__all__ = ["JudgedCheck", "ReleasedLab", "ask_kernel", "restore_collected"]
+__all__ = ["JudgedCheck", "ReleasedLab", "restore_collected"]
 
-QUESTION_TIMEOUT = 120  # seconds a question may take when nbval sets no cell timeout
-
-
-def ask_kernel(kernel: Any, source: str, timeout: float) -> tuple[list[dict], dict | None]:
-    """Run `source` in nbval's kernel; (its display outputs, its reply), or ([], None) when no
-    reply came within `timeout` seconds (the kernel is then interrupted)."""
-    msg_id = kernel.kc.execute(source, store_history=False, allow_stdin=False, stop_on_error=False)
-    deadline = time.monotonic() + timeout
-    outputs: list[dict] = []
-    try:
-        while True:
-            msg = kernel.get_message("iopub", timeout=max(0.1, deadline - time.monotonic()))
-            if msg["parent_header"].get("msg_id") != msg_id:
-                continue
-            kind, content = msg["msg_type"], msg["content"]
-            if kind in ("display_data", "execute_result"):
-                outputs.append({"data": content.get("data", {})})
-            elif kind == "status" and content.get("execution_state") == "idle":
-                break
-        while True:
-            reply = kernel.get_message("shell", timeout=max(0.1, deadline - time.monotonic()))
-            if reply["parent_header"].get("msg_id") == msg_id:
-                return outputs, reply
-    except Empty:
-        kernel.interrupt()
-        return outputs, None
+JUDGE_TIMEOUT = 60  # seconds per cell of the judge's run when nbval sets no cell timeout
 
 
 class JudgedCheck(pytest.Item):
@@ -83,18 +57,9 @@ class CheckNotPassed(Exception):
     """A check the judge failed: its line is the whole report."""
 
 
-class RanCell(IPyNbCell):
-    """nbval's cell item, noting that it ran (a check run alone runs the cells itself first)."""
-
-    def runtest(self) -> None:
-        self.parent.ran = True
-        super().runtest()
-
-
 class ReleasedLab(IPyNbFile):
     """nbval's notebook, read through `restore`, run in a kernel without keys, then judged."""
 
-    ran = False
     report: SelftestReport | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
@@ -108,7 +73,7 @@ class ReleasedLab(IPyNbFile):
             options: defaultdict[str, Any] = defaultdict(bool, find_metadata_tags(cell.metadata))
             options.update(dict(find_comment_markers(cell.source)))
             options.setdefault("check", self.compare_outputs)
-            yield RanCell.from_parent(
+            yield IPyNbCell.from_parent(
                 self, name=f"Cell {number}", cell_num=number, cell=cell, options=options
             )
         for number in range(1, len(LABS[self.path.stem].parts) + 1):
@@ -126,22 +91,21 @@ class ReleasedLab(IPyNbFile):
             os.environ.update(saved)
 
     def judged(self) -> SelftestReport:
-        """Every check's verdict: the kernel asked once, on cases of a seed drawn here."""
+        """Every check's verdict, as `course-agent grade` gives it: the restored notebook run
+        once more in a grading kernel of its own (the package without its answers), asked
+        cases of a seed drawn here, its answers judged in this process."""
         if self.report is None:
-            timeout = self.config.option.nbval_cell_timeout or QUESTION_TIMEOUT
-            if not self.ran:  # `-k check_3`: nbval's cells were deselected, so run them here
-                for cell in self.nb.cells:
-                    if cell.cell_type == "code":
-                        ask_kernel(self.kernel, cell.source, timeout)
-            lab, seed = LABS[self.path.stem], secrets.randbits(31)
-            asked, answered = questions(lab, seed), {}
-            for question in asked:
-                outputs, reply = ask_kernel(self.kernel, question.source, timeout)
-                if reply is None:
-                    answered[question.number] = (None, f"no answer within {timeout:g} s")
-                else:
-                    answered[question.number] = answer_in(outputs, reply)
-            self.report = judge_answers(lab, asked, answered, seed)
+            lab = LABS[self.path.stem]
+            timeout = self.config.option.nbval_cell_timeout or JUDGE_TIMEOUT
+            problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab)
+            if report is None:
+                checks = [
+                    Check(number, part.name, False, f"{part.name}: {problem}")
+                    for number, part in enumerate(lab.parts, 1)
+                ]
+                self.report = SelftestReport(checks, 0)
+            else:
+                self.report = SelftestReport.from_dict(report)
         return self.report
 
 

@@ -25,11 +25,20 @@ from course_agent.selftest.judge import (
     expect,
     first_of,
     plain,
+    run_part,
     said,
     shown,
 )
 
-__all__ = ["ASSUMPTION", "FINISHES", "REPAIR", "TOOL_TURN", "repair_cases", "repaired"]
+__all__ = [
+    "ASSUMPTION",
+    "FINISHES",
+    "REPAIR",
+    "TOOL_TURN",
+    "check_assumption",
+    "repair_cases",
+    "repaired",
+]
 
 # check 6: (what the sentence must name, the words that name it, what to write about)
 KEYWORDS = [
@@ -301,3 +310,8 @@ TOOL_TURN = Part("tool turn", ("is_tool_turn",), cases_tool_turn, answer_tool_tu
 REPAIR = Part(
     "transcript repair", ("repair_transcript",), cases_repair, answer_repair, judge_repair
 )
+
+
+def check_assumption(must_not_assume: Any, rng: random.Random) -> str:
+    """Check 6 on one function, in this process (the lab's own cell for exercise 4 calls it)."""
+    return run_part(ASSUMPTION, {"must_not_assume": must_not_assume}, rng)
