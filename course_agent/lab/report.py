@@ -22,6 +22,8 @@ TOP = 3  # the most common failures kept of each check
 # What a message's generated details look like; each becomes one placeholder, so that the same
 # mistake met on a different case (another stream, id, size or temporary folder) groups as one.
 DETAILS = [
+    # Which exercise and cell: the same for every row of one check, so no part of the pattern.
+    (re.compile(r"^exercises? [\d, ]+ \(cells? [^)]*\): "), ""),
     (re.compile(r"\s*\(and \d+ more of \d+ \w+\)"), ""),  # "(and 9 more of 11 streams)"
     # A temporary folder's generated name: /tmp/course-agent-selftest-k2j4/src -> <tmp>/src.
     (re.compile(r"(?:/private)?(?:/tmp|/var/folders/[^/\s]+/[^/\s]+/T)/[^/\s'\",:;)]+"), "<tmp>"),
