@@ -7,13 +7,14 @@ an email attachment or an LMS as it is. Deliberately not handled: the figures (r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 from xml.etree.ElementTree import Element, tostring
 
 from course_agent.lab.rows import NO_SCORE, short_names
 
-if TYPE_CHECKING:
-    from course_agent.lab.report import ClassReport
+# What is drawn is a report.ClassReport; it is not imported here, so that report.py can import
+# this module and no import runs in a circle.
+ClassReport = Any
 
 __all__ = ["render_fragment", "render_page"]
 
