@@ -24,6 +24,10 @@ from nbgrader.nbgraderformat import MetadataValidator
 from course_agent.lab.release import release
 from course_agent.lab.restore import released_path
 
+# Each hand-in or grade here starts kernels (a hand-in two: nbval's and the judge's); on a
+# shared, loaded machine a module's fixture takes minutes, far from the suite's 120 s default.
+pytestmark = pytest.mark.timeout(600)
+
 REPO = LABS.parent
 TIMEOUT = 30  # per cell: far above the slowest, the self-test (about a second)
 
@@ -36,6 +40,7 @@ display({"text/plain": "8/8 passed"}, raw=True)"""
 REBIND = """
 
 from course_agent.selftest.lab import Check, SelftestReport
+
 
 
 def run_extensions_selftest(**kwargs):  # whatever is handed over, report eight passes

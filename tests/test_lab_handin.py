@@ -22,6 +22,10 @@ from nbval.plugin import get_sanitize_patterns
 
 from course_agent import truncate
 
+# Each hand-in or grade here starts kernels (a hand-in two: nbval's and the judge's); on a
+# shared, loaded machine a module's fixture takes minutes, far from the suite's 120 s default.
+pytestmark = pytest.mark.timeout(600)
+
 REPO = LABS.parent
 KEY = "sk-handin-probe-0123456789"
 
@@ -47,6 +51,7 @@ def run_selftest(**kwargs):
 
 PROBE_ENV = """\
 import os
+
 
 leaked = sorted(n for n in os.environ if n.upper().endswith(("_API_KEY", "_TOKEN", "_SECRET")))
 assert not leaked, f"the kernel sees {leaked}"

@@ -22,6 +22,10 @@ from lab_class import hand_in, kernel_env, solved, submission
 from course_agent.lab.labs import LABS
 from course_agent.lab.strip import NOT_AVAILABLE, strip_functions, stripped_package
 
+# Each hand-in or grade here starts kernels (a hand-in two: nbval's and the judge's); on a
+# shared, loaded machine a module's fixture takes minutes, far from the suite's 120 s default.
+pytestmark = pytest.mark.timeout(600)
+
 TIMEOUT = 20  # per cell: far above the slowest question (about a second)
 
 # Issue 20's one line: rebinding the self-test's checks in the kernel (any name it had, or has).
@@ -90,6 +94,7 @@ def execute_call(tools, call, ctx):
 RESPOND = """
 
 import course_agent.lab.respond as _respond
+
 
 _real = _respond.respond
 

@@ -12,7 +12,7 @@ from typing import Any
 import nbformat
 from lab_class import RELEASE, solved
 
-from course_agent.lab.score import score_exercises, score_lab, score_namespace
+from course_agent.lab.score import NOT_THE_GRADE, score_exercises, score_lab, score_namespace
 
 
 def notebook(exercises: dict[int, str] | None = None) -> dict[str, Any]:
@@ -34,7 +34,8 @@ def test_the_solution_scores_seven_and_shows_one_line() -> None:
 def test_the_starter_scores_two_and_each_line_names_the_exercise_and_its_cell() -> None:
     lines = score_namespace(notebook()).text().splitlines()
     assert lines[0] == "2/7 passed"
-    assert [line.split(".")[0] for line in lines[1:]] == [f"x {n}" for n in (3, 4, 5, 6, 7)]
+    assert [line.split(".")[0] for line in lines[1:-1]] == [f"x {n}" for n in (3, 4, 5, 6, 7)]
+    assert lines[-1] == NOT_THE_GRADE
     assert lines[1] == (
         "x 3. fragment merging: exercise 1 (cell `exercise-1`): "
         "write this part: the TODO comment above says what it must do"

@@ -16,9 +16,12 @@ from course_agent.lab.ask import placed
 from course_agent.lab.labs import LABS, Lab, find_lab
 from course_agent.selftest.lab import SEED, Check, SelftestReport, run_parts
 
-__all__ = ["Score", "score_exercises", "score_lab", "score_namespace"]
+__all__ = ["NOT_THE_GRADE", "Score", "score_exercises", "score_lab", "score_namespace"]
 
 MAIN = LABS["day03-lab"]
+NOT_THE_GRADE = (
+    "(your feedback, not the grade: the grader judges cases of its own outside this kernel)"
+)
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,11 @@ class Score:
         return sum(check.ok for check in self.report.checks)
 
     def text(self) -> str:
-        """`k/N passed`, alone when all pass; otherwise followed by what failed and why."""
+        """`k/N passed`, alone when all pass; otherwise followed by what failed and why, and
+        NOT_THE_GRADE."""
         failed = [f"x {check.number}. {check.line}" for check in self.report.checks if not check.ok]
-        return "\n".join([f"{self.passed}/{len(self.report.checks)} passed", *failed])
+        summary = f"{self.passed}/{len(self.report.checks)} passed"
+        return "\n".join([summary, *failed, NOT_THE_GRADE] if failed else [summary])
 
     def to_json(self) -> str:
         return json.dumps({"checks": [asdict(check) for check in self.report.checks]})
