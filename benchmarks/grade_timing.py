@@ -4,8 +4,9 @@ shutdown. Run by hand, never by pytest:
     .venv/bin/python benchmarks/grade_timing.py [NOTEBOOK] [--runs 5]
 
 NOTEBOOK defaults to the lab's solution (with its markers), restored and scored as
-`course-agent grade` does: the same kernel manager, environment and appended score cell, timed
-through nbclient's hooks. Prints each phase's median over the runs, in seconds and as a share.
+`course-agent grade` does: the same kernel managers (a plain kernel, and one in the grading
+sandbox, runs alternating), environment and appended score cell, timed through nbclient's hooks.
+Prints each phase's median over the runs, plain and sandboxed side by side, and their ratio.
 Deliberately not handled: grading several at once (time `course-agent grade --jobs N` for that).
 """
 
@@ -23,6 +24,7 @@ import nbformat
 from nbclient import NotebookClient
 
 from course_agent.lab.grade import SCORE_CELL
+from course_agent.lab.jail import Limits, kernel_manager
 from course_agent.lab.kernel import _current_env_kernels, kernel_environment
 from course_agent.lab.restore import released_path, restore
 
@@ -37,13 +39,13 @@ PHASES = [
 ]
 
 
-def one_run(path: Path) -> dict[str, float]:
+def one_run(path: Path, sandbox: bool) -> dict[str, float]:
     """The seconds each phase took for one notebook, graded once."""
     marks: dict[str, float] = {"start": time.perf_counter()}
     reference = nbformat.read(released_path(), as_version=4)
     nb = restore(nbformat.read(path, as_version=4), reference)
-    nonce = secrets.token_hex(16)
-    nb.cells.append(nbformat.v4.new_code_cell(SCORE_CELL.format(nonce=nonce), id="grader"))
+    score = SCORE_CELL.format(lab="day03-lab", seed=secrets.randbelow(2**31))
+    nb.cells.append(nbformat.v4.new_code_cell(score, id="grader"))
     setup = next(i for i, cell in enumerate(nb.cells) if cell.get("id") == "setup")
     last = len(nb.cells) - 1
     marks["restored"] = time.perf_counter()
@@ -55,10 +57,13 @@ def one_run(path: Path) -> dict[str, float]:
             marks["score cell"] = time.perf_counter()
 
     with tempfile.TemporaryDirectory() as tmp:
+        if sandbox:
+            km = kernel_manager(Path(tmp), limits=Limits())
+        else:
+            km = _current_env_kernels()(kernel_name="current-env")
         client = NotebookClient(
             nb,
-            kernel_manager_class=_current_env_kernels(),
-            kernel_name="current-env",
+            km=km,
             timeout=60,
             allow_errors=True,
             resources={"metadata": {"path": tmp}},
@@ -69,7 +74,10 @@ def one_run(path: Path) -> dict[str, float]:
             ),
         )
         client.execute(
-            env=kernel_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            env=kernel_environment(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cleanup_kc=True,  # shut the kernel down, as run_notebook does
         )
     marks["end"] = time.perf_counter()
     return {
@@ -87,13 +95,22 @@ def main() -> None:
     parser.add_argument("notebook", nargs="?", type=Path, default=SOLVED)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    runs = [one_run(args.notebook) for _ in range(args.runs)]
-    medians = {phase: statistics.median(run[phase] for run in runs) for phase in PHASES}
-    total = statistics.median(sum(run.values()) for run in runs)
-    print(f"{args.notebook.name}: median of {args.runs} runs, one at a time")
-    for phase in PHASES:
-        print(f"  {phase:<16} {medians[phase]:6.2f} s  {medians[phase] / total:5.0%}")
-    print(f"  {'whole notebook':<16} {total:6.2f} s")
+    runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+    for _ in range(args.runs):  # alternating, so that a busy moment weighs on both
+        for sandbox in (False, True):
+            runs[sandbox].append(one_run(args.notebook, sandbox))
+    print(f"{args.notebook.name}: median of {args.runs} runs each, one at a time")
+    print(f"  {'phase':<16} {'plain':>8} {'sandboxed':>10}")
+    for phase in [*PHASES, "whole notebook"]:
+        plain, jailed = (
+            statistics.median(
+                sum(run.values()) if phase == "whole notebook" else run[phase] for run in runs[box]
+            )
+            for box in (False, True)
+        )
+        print(f"  {phase:<16} {plain:6.2f} s {jailed:8.2f} s")
+    plain, jailed = (statistics.median(sum(run.values()) for run in runs[box]) for box in (0, 1))
+    print(f"  sandboxed / plain: {jailed / plain:.2f}x")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,11 @@ Copy labs/source/day03-lab.ipynb to your course's source/day03/ and this file to
 same student notebook as `course-agent lab release`.
 """
 
+from course_agent.lab.nbgrader_kernels import autograde_preprocessors
 from course_agent.lab.release import CODE_STUB
 
 c = get_config()  # noqa: F821 - nbgrader defines get_config when it loads this file
 c.ClearSolutions.code_stub = {"python": CODE_STUB}
+# autograde runs each notebook's kernel in the grading sandbox (no keys, no network, nothing of
+# the other students): docs/sandbox.md.
+c.Autograde.autograde_preprocessors = autograde_preprocessors()

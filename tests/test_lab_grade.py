@@ -276,17 +276,11 @@ def test_a_submission_that_cannot_finish_gets_a_row_saying_why(
     assert row["note"].startswith(note)
 
 
-def test_the_kernels_get_no_key_and_start_away_from_the_submissions(
-    graded: dict[str, Any],
-) -> None:
-    seen = graded["seen"]
-    assert seen is not None, graded["rows"]["14-env-probe"]
+def test_the_kernels_reach_no_file_outside_their_sandbox(graded: dict[str, Any]) -> None:
+    # The probe would write what it sees (keys, folder) beside the class: its sandbox has no such
+    # folder. What a sandboxed kernel sees is in tests/test_lab_jail.py.
+    assert graded["seen"] is None
     assert graded["rows"]["14-env-probe"]["passed"] == "7"
-    keys = [n for n in seen["names"] if n.upper().endswith(("_KEY", "_TOKEN", "_SECRET"))]
-    assert keys == []
-    assert not any(KEY in value for value in seen["values"])
-    assert Path(seen["cwd"]).resolve() != graded["folder"].resolve()
-    assert ".env" not in seen["files"]
 
 
 def test_the_run_goes_on_to_the_end_and_prints_the_table(graded: dict[str, Any]) -> None:

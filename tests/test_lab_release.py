@@ -23,6 +23,7 @@ from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
 from nbgrader.nbgraderformat import MetadataValidator
 from nbgrader.preprocessors import ClearSolutions
 
+from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.release import (
     CODE_STUB,
     EXPECTED,
@@ -97,6 +98,14 @@ def test_the_package_ships_its_reference() -> None:
 # -- nbgrader: the same notebook from `nbgrader generate_assignment` ------------------------------
 
 
+KEY = "sk-nbgrader-probe-0123456789"
+PROBE = """\
+import os
+
+pids = [pid for pid in os.listdir('/proc') if pid.isdigit()]
+print(sorted(os.environ.items()), os.getppid(), pids)"""
+
+
 @pytest.fixture(scope="module")
 def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An nbgrader course made of both labs: generated, then two students autograded."""
@@ -113,7 +122,7 @@ def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
         done = subprocess.run(
             command,
             cwd=course,
-            env=kernel_env(PATH=path),
+            env=kernel_env(PATH=path, OPENAI_API_KEY=KEY, GITHUB_TOKEN=KEY),
             capture_output=True,
             text=True,
             timeout=300,
@@ -126,6 +135,9 @@ def nbgrader_course(tmp_path_factory: pytest.TempPathFactory) -> Path:
         submitted = course / "submitted" / student / "day03"
         submission(submitted / "day03-lab.ipynb", exercises)
         submission(submitted / EXT_SOURCE.name, extensions, release=EXT_RELEASE, cell_id=EXT_CELL)
+    # mallory's extra cell prints what its kernel sees: the environment, its parent, the pids.
+    submitted = course / "submitted" / "mallory" / "day03" / "day03-lab.ipynb"
+    submission(submitted, extra=[PROBE])
     nbgrader("autograde", "day03")
     assert released.is_file()
     return course
@@ -160,6 +172,16 @@ def test_nbgrader_autograde_gives_a_point_per_check(nbgrader_course: Path) -> No
         ("day03-extensions", "alice"): 8.0,
         ("day03-extensions", "bob"): 0.0,
     }
+
+
+def test_nbgraders_kernels_get_no_key_and_run_in_the_sandbox(nbgrader_course: Path) -> None:
+    # labs/nbgrader_config.py swaps nbgrader's Execute step for course_agent.lab.nbgrader_kernels'
+    graded = nbgrader_course / "autograded" / "mallory" / "day03"
+    printed = nbformat.read(graded / "day03-lab.ipynb", as_version=4).cells[-1].outputs[0]["text"]
+    assert KEY not in printed and "OPENAI_API_KEY" not in printed
+    if not sandbox_problem():
+        assert printed.rstrip().endswith("] 1 ['1', '2']"), printed  # parent: the sandbox's init
+    assert sorted(path.name for path in graded.iterdir()) == ["day03-lab.ipynb"]
 
 
 def test_nbgrader_accepts_the_sources_metadata_and_grades_seven_points() -> None:

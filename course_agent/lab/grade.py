@@ -28,13 +28,14 @@ from typing import Any, TextIO
 
 from course_agent.lab.ask import answer_in, cell_problem, judge_answers, questions
 from course_agent.lab.feedback import write_feedback
+from course_agent.lab.jail import GB, Limits, sandbox_problem
 from course_agent.lab.kernel import run_notebook
 from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
 from course_agent.lab.progress import GradeProgress
 from course_agent.lab.report import ClassReport
 from course_agent.lab.restore import restore
 from course_agent.lab.rows import GradeRow, grader_keys, one_line, row_from_report
-from course_agent.lab.strip import stripped_package
+from course_agent.lab.strip import PACKAGE, stripped_package
 
 __all__ = [
     "GradeRow",
@@ -52,6 +53,12 @@ __all__ = [
 ]
 
 LARGEST_NOTEBOOK = 20_000_000  # bytes: the labs with every output are under 100 KB
+NOT_DEFENDED = (
+    "--no-sandbox: each kernel runs as this user, outside any sandbox: a notebook can read the "
+    "grader's files and other submissions, write the installed package, see and kill other "
+    "processes, use the network and any memory, and leave processes behind; only the per-cell "
+    "timeout and --notebook-timeout still hold"
+)
 
 
 def run_judged(
@@ -62,17 +69,21 @@ def run_judged(
     *,
     seed: int | None = None,
     stripped: bool = True,
+    limits: Limits | None = None,
+    sandbox: bool = True,
 ) -> tuple[str, dict[str, Any] | None]:
     """Run `nb` in place, then ask its kernel `lab`'s questions and judge the answers here.
 
     ("", {"seed", "checks": [{"number", "name", "ok", "line"}, ...]}), or (what stopped the
     notebook before any question, None). `seed` (default: a fresh one) draws the cases;
     `stripped` gives the kernel the package without the graded functions (False for the
-    solution, whose self-test output the release stores).
+    solution, whose self-test output the release stores). The kernel runs in a sandbox (unless
+    not `sandbox`) under `limits` (default: `Limits()`), the stripped copy bound over the package.
     """
     import nbformat
 
     seed = secrets.randbits(31) if seed is None else seed
+    package = stripped_package(lab) if stripped else None
     asked = questions(lab, seed)
     first = len(nb.cells)
     tag = secrets.token_hex(4)
@@ -92,7 +103,11 @@ def run_judged(
             cwd,
             describe,
             on_reply=replies.__setitem__,
-            pythonpath=stripped_package(lab) if stripped else None,
+            limits=limits or Limits(),
+            sandbox=sandbox,
+            # In the sandbox the copy is bound over the package; outside, first on the path.
+            binds=[(package / PACKAGE.name, PACKAGE)] if stripped and sandbox else (),
+            pythonpath=package if stripped and not sandbox else None,
         )
         outputs = [list(cell.get("outputs", [])) for cell in nb.cells[first:]]
     finally:
@@ -118,7 +133,12 @@ def run_judged(
 
 
 def grade_one(
-    path: Path, timeout: float, lab: Lab | None = None, keys: Sequence[str] | None = None
+    path: Path,
+    timeout: float,
+    lab: Lab | None = None,
+    keys: Sequence[str] | None = None,
+    limits: Limits | None = None,
+    sandbox: bool = True,
 ) -> GradeRow:
     """Restore, run and score one submission as `lab` (None: the lab its cells belong to); never
     raises. `keys` (default: the grader's) are cut out of the row, should a notebook print one."""
@@ -146,7 +166,9 @@ def grade_one(
         return row(f"not a lab: none of the cells of {' or '.join(LABS)}; give --lab")
     try:
         reference = _reference(lab.name)
-        problem, report = run_judged(restore(nb, reference), timeout, lab)
+        problem, report = run_judged(
+            restore(nb, reference), timeout, lab, limits=limits, sandbox=sandbox
+        )
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
         return row(f"could not run: {type(exc).__name__}: {exc}"[:160])
     return row(problem, report)
@@ -166,6 +188,8 @@ def grade(
     jobs: int,
     lab: str | None = None,
     on_row: Callable[[GradeRow], None] | None = None,
+    limits: Limits | None = None,
+    sandbox: bool = True,
 ) -> list[GradeRow]:
     """Grade every notebook, `jobs` at a time (each in its own kernel process), in input order;
     each as `lab`, or as the lab its cells belong to.
@@ -178,7 +202,7 @@ def grade(
     # Threads suffice: each one mostly waits on its kernel, which is a process of its own.
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {
-            pool.submit(grade_one, path, timeout, chosen, keys): index
+            pool.submit(grade_one, path, timeout, chosen, keys, limits, sandbox): index
             for index, path in enumerate(paths)
         }
         for future in as_completed(futures):
@@ -272,6 +296,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="longest a single cell may run (default 60)",
     )
     parser.add_argument(
+        "--notebook-timeout",
+        type=float,
+        default=Limits.wall_seconds,
+        metavar="SECONDS",
+        help=f"longest a whole notebook may run (default {Limits.wall_seconds:g})",
+    )
+    parser.add_argument(
+        "--memory",
+        type=float,
+        default=Limits.memory / GB,
+        metavar="GB",
+        help=f"memory cap of each sandbox, in GB (default {Limits.memory / GB:g})",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run kernels without the sandbox (where bubblewrap cannot start): see what is then "
+        "not defended in docs/sandbox.md",
+    )
+    parser.add_argument(
         "--jobs",
         type=int,
         default=os.cpu_count() or 1,
@@ -345,6 +389,8 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     most = max(len(lab.parts) for lab in LABS.values())
     if args.check is not None and not 1 <= args.check <= most:
         parser.error(f"--check must be a check's number, 1 to {most}")
+    if args.notebook_timeout <= 0 or args.memory <= 0:
+        parser.error("--notebook-timeout and --memory must be above 0")
     try:
         paths = find_notebooks(args.submissions)
     except FileNotFoundError as exc:
@@ -352,10 +398,24 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     if not paths:
         parser.error("no *.ipynb found in the folders given")
     _check_outputs(parser, args)
+    if args.no_sandbox:
+        print(NOT_DEFENDED, file=sys.stderr)
+    elif problem := sandbox_problem():
+        print(f"course-agent grade: no sandbox: {problem}; or pass --no-sandbox", file=sys.stderr)
+        return 2
+    limits = Limits(memory=int(args.memory * GB), wall_seconds=args.notebook_timeout)
     started = time.perf_counter()
     # On stderr: a bar on a terminal, a line per notebook in a CI log; stdout keeps the table.
     with GradeProgress(len(paths), sys.stderr) as progress:
-        rows = grade(paths, args.timeout, args.jobs, args.lab, on_row=progress.update)
+        rows = grade(
+            paths,
+            args.timeout,
+            args.jobs,
+            args.lab,
+            on_row=progress.update,
+            limits=limits,
+            sandbox=not args.no_sandbox,
+        )
     seconds = time.perf_counter() - started
     print_table(rows, sys.stdout)
     print(

@@ -25,6 +25,7 @@ import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
 from course_agent.lab.grade import run_judged
+from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.kernel import kernel_environment
 from course_agent.lab.labs import LABS
 from course_agent.lab.restore import released_path, restore
@@ -97,7 +98,9 @@ class ReleasedLab(IPyNbFile):
         if self.report is None:
             lab = LABS[self.path.stem]
             timeout = self.config.option.nbval_cell_timeout or JUDGE_TIMEOUT
-            problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab)
+            # In a sandbox where bubblewrap can start (the student's CI may have none).
+            sandbox = sandbox_problem() is None
+            problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab, sandbox=sandbox)
             if report is None:
                 checks = [
                     Check(number, part.name, False, f"{part.name}: {problem}")

@@ -2,21 +2,27 @@
 
 Every kernel the package starts for a lab (grading, `lab execute`, the nbval hand-in) gets its
 environment from `kernel_environment`, the one place that decides what a key looks like.
-A run is bounded by the per-cell timeout and by how much of the kernel's output it holds.
-Deliberately not handled: sandboxing (a kernel is a process, not a jail: it can read any file its
-user can, and use any memory of its own).
+A run is bounded by the per-cell timeout, a wall deadline per notebook, and how much of the
+kernel's output it holds; with `sandbox`, the kernel runs in `jail`'s sandbox under its limits.
+Deliberately not handled: confinement without `sandbox` (a plain kernel can read any file its user
+can, use any memory, and leave a detached child behind).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
+import signal
 import subprocess
 import tempfile
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from course_agent.lab.jail import Limits, kernel_manager
 
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
@@ -137,6 +143,10 @@ def run_notebook(
     cwd: Path | None = None,
     describe: Callable[[int], str] = _cell,
     on_reply: Callable[[int, Any], None] | None = None,
+    *,
+    limits: Limits | None = None,
+    sandbox: bool = False,
+    binds: Sequence[tuple[Path, Path]] = (),
     pythonpath: Path | None = None,
 ) -> str:
     """Execute `nb` in place in a fresh kernel; "" or what stopped the run.
@@ -144,10 +154,12 @@ def run_notebook(
     The kernel starts in `cwd`, or in a new empty folder (then nothing beside the notebook, a
     `.env` say, is at hand). An exception inside a cell does not stop the run (its output is
     stored, as in JupyterLab, up to OUTPUT_LIMIT characters in all); a cell running over
-    `timeout` seconds, or a dying kernel, does, and `describe(index)` names that cell in the
-    message. `on_reply(index, reply)` gets the kernel's reply to each cell that ran (its status;
-    for an error, its name and text). `pythonpath` goes first on the kernel's import path (the
-    grader's stripped package, lab/strip.py).
+    `timeout` seconds, the whole run over `limits.wall_seconds`, or a dying kernel, does, and
+    `describe(index)` names that cell in the message. `on_reply(index, reply)` gets the kernel's
+    reply to each cell that ran (its status; for an error, its name and text).
+    With `sandbox`, the kernel runs in `jail.kernel_manager`'s sandbox under `limits` (default
+    `Limits()`), that folder its only writable one, `binds` more read-only folders. Outside a
+    sandbox, `pythonpath` goes first on the kernel's import path (lab/strip.py's copy).
     """
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -155,14 +167,18 @@ def run_notebook(
     # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
     # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
     with tempfile.TemporaryDirectory(prefix="course-agent-run-", ignore_cleanup_errors=True) as tmp:
+        folder = cwd or Path(tmp)
+        if sandbox:
+            km = kernel_manager(folder, limits=limits or Limits(), binds=binds)
+        else:
+            km = _current_env_kernels()(kernel_name="current-env")
         client = _capped_client()(
             nb,
-            kernel_manager_class=_current_env_kernels(),
-            kernel_name="current-env",
+            km=km,
             timeout=timeout,
             allow_errors=True,
             record_timing=False,
-            resources={"metadata": {"path": str(cwd or tmp)}},
+            resources={"metadata": {"path": str(folder)}},
             on_cell_start=lambda cell, cell_index: started.append(cell_index),
             on_cell_executed=None if on_reply is None else _replies_to(on_reply),
         )
@@ -171,11 +187,46 @@ def run_notebook(
             env["PYTHONPATH"] = os.pathsep.join(
                 filter(None, [str(pythonpath), env.get("PYTHONPATH")])
             )
+        where = lambda: describe(started[-1]) if started else "a cell"  # noqa: E731
+        # A sandbox keeps its own deadline; a plain kernel gets this one.
+        deadline = None if limits is None or sandbox else _deadline(km, limits.wall_seconds)
         try:
-            client.execute(env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            client.execute(
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cleanup_kc=True
+            )
         except CellTimeoutError:
-            where = describe(started[-1]) if started else "a cell"
-            return f"timeout: {where} ran over {timeout:g} s"
+            return f"timeout: {where()} ran over {timeout:g} s"
         except DeadKernelError:
-            return f"kernel died in {describe(started[-1]) if started else 'a cell'}"
+            stopped = _limit_hit(km)
+            return f"stopped: {stopped}, in {where()}" if stopped else f"kernel died in {where()}"
+        finally:
+            if deadline is not None:
+                deadline.cancel()
+            if hasattr(km, "release"):
+                km.release()
     return ""
+
+
+def _deadline(km: Any, seconds: float) -> threading.Timer:
+    """A timer that kills the kernel (with a sandbox: all of it) `seconds` from now."""
+    why = f"the notebook ran over its wall limit of {seconds:g} s"
+
+    def stop() -> None:
+        if hasattr(km, "stop"):
+            km.stop(why)
+        elif (process := getattr(km.provisioner, "process", None)) is not None:
+            km.stopped = why  # the kernel leads its own session (jupyter_client starts it so)
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _limit_hit(km: Any) -> str:
+    """Which limit stopped the kernel, as a phrase; "" when it died on its own."""
+    if hasattr(km, "limit_hit"):
+        return km.limit_hit()
+    return getattr(km, "stopped", "")

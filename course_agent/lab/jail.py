@@ -1,0 +1,280 @@
+"""A grading kernel in a bubblewrap sandbox: it, and all it starts, reach nothing but themselves.
+
+Own PID, network, IPC, UTS and user namespaces, no capabilities, an empty environment but for a
+few harmless names, a read-only view of the system, the interpreter and the package, one private
+writable folder, and caps on memory, processes and CPU (cgroups where the grader may create them,
+else resource limits), and a wall deadline per notebook. The grader talks to the kernel over
+unix sockets in a folder bound in.
+Deliberately not handled: disk quotas (the private folder is in the grader's temporary folder),
+machines where bubblewrap cannot start (`sandbox_problem` says why; the caller decides).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import shutil
+import signal
+import site
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from course_agent.lab.cgroups import Cgroups, cgroup_folders
+
+__all__ = ["GB", "Limits", "jail_command", "kernel_manager", "sandbox_problem"]
+
+GB = 1024**3
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one notebook's sandbox may use (docs/sandbox.md gives each figure's reason)."""
+
+    # Measured on the solved lab (benchmarks/grade_timing.py's notebook, in the sandbox): a
+    # peak of 64 MB resident, 11 threads, 0.7 s of CPU, about 4 s from start to end.
+    memory: int = 1 * GB  # bytes, every process of the sandbox together (cgroup, or RLIMIT_AS)
+    processes: int = 256  # processes and threads together (cgroup pids, or RLIMIT_NPROC)
+    cpu_seconds: int = 300  # all processes together (cgroup cpuacct), else each (RLIMIT_CPU)
+    wall_seconds: float = 600  # the whole notebook, kernel start to end, then killed
+
+
+# What a kernel sees of the environment: these names, and no others (PATH and HOME are set).
+PASSED_ON = ("LANG", "LC_ALL", "LC_CTYPE", "PYTHONPATH", "TZ")
+# Of /etc, what Python and the dynamic loader read; the rest (passwd, hosts, ssl keys) stays out.
+ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types")
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+# Run by the grader's interpreter between the grader and bwrap: joins the cgroups and sets the
+# resource limits there, so that bwrap and everything under it inherit them from the first
+# instruction (argv: JSON {"procs": [file, ...], "limits": {"RLIMIT_CPU": [soft, hard]}}, bwrap...).
+ENTER = """\
+import json, os, resource, sys
+setup = json.loads(sys.argv[1])
+for procs in setup["procs"]:
+    with open(procs, "w") as file:
+        file.write(str(os.getpid()))
+for name, (soft, hard) in setup["limits"].items():
+    resource.setrlimit(getattr(resource, name), (soft, hard))
+os.execv(sys.argv[2], sys.argv[2:])
+"""
+
+
+@functools.cache
+def sandbox_problem() -> str:
+    """Why no sandbox starts here, in one line that says what to do; "" when one does."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        return "bubblewrap is not installed (Debian: apt-get install bubblewrap)"
+    probe = [bwrap, "--unshare-all", "--unshare-user", "--ro-bind", "/", "/", "true"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap would not run: {exc}"
+    if done.returncode != 0:
+        said = (done.stderr.strip().splitlines() or ["no message"])[-1][:160]
+        return f"bubblewrap cannot make a sandbox here ({said}): allow user namespaces"
+    return ""
+
+
+def _binds(mounts: Sequence[tuple[Path, Path]], flag: str) -> list[str]:
+    return [arg for source, target in mounts for arg in (flag, str(source), str(target))]
+
+
+def _readable() -> list[tuple[Path, Path]]:
+    """The interpreter, its site-packages and this package: read-only, each where it is."""
+    import course_agent
+
+    package = Path(course_agent.__file__).resolve().parent
+    folders = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent}
+    folders |= {Path(folder) for folder in site.getsitepackages()}
+    # An editable install imports the package from its checkout: only the package folder is
+    # bound, never the checkout around it, which may hold a .env.
+    folders = {folder.resolve() for folder in folders if folder.is_dir()}
+    return [(folder, folder) for folder in sorted(folders)] + [(package, package)]
+
+
+def jail_command(
+    private: Path,
+    limits: Limits,
+    binds: Sequence[tuple[Path, Path]] = (),
+    channel: Path | None = None,
+) -> list[str]:
+    """bwrap's arguments up to the command: the sandbox of one kernel, `private` its writable
+    folder, `channel` (bound where it is) the one of the unix sockets to the grader."""
+    command = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user"]
+    command += ["--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    command += ["--hostname", "sandbox", "--clearenv"]
+    environ = {name: os.environ[name] for name in PASSED_ON if name in os.environ}
+    environ |= {"HOME": "/tmp", "TMPDIR": "/tmp", "PYTHONNOUSERSITE": "1", "USER": "student"}
+    environ["PATH"] = f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin"
+    command += [arg for name, value in environ.items() for arg in ("--setenv", name, value)]
+    for top in map(Path, SYSTEM):
+        if top.is_symlink():  # merged /usr: /bin -> usr/bin
+            command += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            command += ["--ro-bind", str(top), str(top)]
+    etc = [Path("/etc", name) for name in ETC]
+    command += _binds([(path, path) for path in etc if path.exists()], "--ro-bind")
+    command += ["--proc", "/proc", "--dev", "/dev"]
+    command += ["--size", str(limits.memory), "--tmpfs", "/tmp"]
+    command += _binds(_readable(), "--ro-bind") + _binds(binds, "--ro-bind")
+    command += ["--bind", str(private), str(private)]
+    if channel is not None:
+        command += ["--bind", str(channel), str(channel)]
+    command += ["--chdir", str(private)]
+    return [*command, "--remount-ro", "/"]
+
+
+def _rlimits(limits: Limits, cgroups: Cgroups) -> dict[str, tuple[int, int]]:
+    """Resource limits for what the cgroups do not cap; CPU always (SIGXCPU, then SIGKILL), a
+    backstop 5 s late where the cgroup counts the notebook's CPU (JailedKernels._watch)."""
+    cpu = limits.cpu_seconds + (5 if "cpuacct" in cgroups.folders else 0)
+    chosen = {"RLIMIT_CPU": (cpu, cpu + 5)}
+    if "memory" not in cgroups.folders:
+        chosen["RLIMIT_AS"] = (limits.memory, limits.memory)
+    if "pids" not in cgroups.folders:
+        chosen["RLIMIT_NPROC"] = (limits.processes, limits.processes)
+    return chosen
+
+
+@functools.cache
+def _jailed_kernels() -> type:
+    """The manager class: the current-env kernel, its command wrapped in ENTER and bwrap."""
+    from jupyter_client.kernelspec import KernelSpec
+
+    from course_agent.lab.kernel import _current_env_kernels
+
+    class JailedKernels(_current_env_kernels()):  # type: ignore[misc]
+        limits = Limits()
+        private: Path | None = None  # None: the folder the kernel is started in (nbgrader's)
+        channel: Path | None = None  # the connection file and the sockets
+        binds: Sequence[tuple[Path, Path]] = ()
+        cgroups: Cgroups | None = None
+        process: subprocess.Popen | None = None
+        done: threading.Event | None = None  # set when the sandbox is released
+        stopped = ""  # which limit the grader stopped it for, when it did
+
+        @property
+        def kernel_spec(self) -> KernelSpec:
+            spec = super().kernel_spec
+            spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
+            return spec
+
+        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+            self.private = self.private or Path(kw.get("cwd") or os.getcwd())
+            # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
+            short = "/tmp" if os.access("/tmp", os.W_OK) else None
+            self.channel = channel = Path(
+                tempfile.mkdtemp(prefix="course-agent-kernel-", dir=short)
+            )
+            self.transport, self.ip = "ipc", str(channel / "kernel-ipc")
+            self.connection_file = str(channel / "kernel.json")
+            return await super()._async_pre_start_kernel(**kw)
+
+        async def _async_start_kernel(self, **kw: Any) -> None:
+            try:
+                await super()._async_start_kernel(**kw)
+            except BaseException:  # started halfway (its sockets refused, say): undo it all
+                self.release()
+                raise
+
+        start_kernel = _async_start_kernel  # as cleanup_resources below
+
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            limits = self.limits
+            self.cgroups = Cgroups(limits.memory, limits.processes, cgroup_folders())
+            setup = {"procs": self.cgroups.procs(), "limits": _rlimits(self.limits, self.cgroups)}
+            enter = [sys.executable, "-I", "-S", "-c", ENTER, json.dumps(setup)]
+            inner = super().format_kernel_cmd(extra_arguments)
+            jail = jail_command(self.private, self.limits, self.binds, self.channel)
+            return [*enter, *jail, *inner]
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            # bwrap's own processes keep the environment they get, and the kernel can read
+            # theirs in /proc/1/environ: they get nothing of the grader's either.
+            # ("independent": jupyter_client then adds no JPY_PARENT_PID, the grader's pid.)
+            kw |= {"env": {"PATH": os.defpath, "LANG": "C.UTF-8"}, "independent": True}
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            self.process = self.provisioner.process  # type: ignore[union-attr]
+            self.done = threading.Event()
+            threading.Thread(target=self._watch, args=(self.done,), daemon=True).start()
+
+        def _watch(self, done: threading.Event) -> None:
+            """Four times a second until `done`: stop the sandbox past the notebook's wall limit,
+            or once all its processes together used its CPU limit."""
+            wall, cpu = self.limits.wall_seconds, self.limits.cpu_seconds
+            ends = time.monotonic() + wall
+            while not done.wait(0.25):
+                used = None if self.cgroups is None else self.cgroups.cpu_seconds()
+                if time.monotonic() > ends:
+                    return self.stop(f"the notebook ran over its wall limit of {wall:g} s")
+                if used is not None and used > cpu:
+                    return self.stop(f"the notebook used its CPU limit of {cpu} s")
+
+        def stop(self, why: str) -> None:
+            """Kill the whole sandbox now (any thread): bwrap's init dies, and all under it."""
+            self.stopped = why
+            if self.process is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+            if self.cgroups is not None:
+                for procs in self.cgroups.procs():
+                    for pid in Path(procs).read_text().split():
+                        with contextlib.suppress(OSError):
+                            os.kill(int(pid), signal.SIGKILL)
+
+        def limit_hit(self) -> str:
+            """Which limit ended the sandbox ("" when none, or none we can tell)."""
+            if self.stopped:
+                return self.stopped
+            if self.cgroups is not None and self.cgroups.memory_killed():
+                return f"the sandbox's memory limit ({self.limits.memory / GB:g} GB) was reached"
+            code = None if self.process is None else self.process.poll()
+            if code == 128 + signal.SIGXCPU or code == -signal.SIGXCPU:
+                return f"a process ran over its CPU limit of {self.limits.cpu_seconds} s"
+            return ""
+
+        def release(self) -> None:
+            """Kill what is left of the sandbox and remove its cgroups (again: no harm)."""
+            if self.done is not None:
+                self.done.set()
+            if self.process is not None:
+                with contextlib.suppress(OSError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+            if self.cgroups is not None:
+                self.cgroups.remove()
+            if self.channel is not None:
+                shutil.rmtree(self.channel, ignore_errors=True)
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart)
+            self.release()
+
+        # AsyncKernelManager binds these names to the base class's functions, not to overrides
+        cleanup_resources = _async_cleanup_resources
+
+    return JailedKernels
+
+
+def kernel_manager(
+    folder: Path, *, limits: Limits | None = None, binds: Sequence[tuple[Path, Path]] = ()
+) -> Any:
+    """An (async) KernelManager whose kernel runs jailed with `folder` as its one writable place;
+    for nbclient's `NotebookClient(km=...)`. `binds`: more read-only (source, target) pairs.
+
+    The connection file and the unix sockets are in a folder of their own while the kernel runs;
+    its shutdown (or cleanup_resources, or `release()`) kills what is left, removes its cgroups
+    and that folder.
+    """
+    manager = _jailed_kernels()()
+    manager.limits, manager.private, manager.binds = limits or Limits(), folder, tuple(binds)
+    return manager
