@@ -12,8 +12,8 @@ from measure import Timing, peak_of_command, probe_samples, time_command
 from report import Row
 from search import gnu_grep_command
 
-from course_agent.tools import GREP_TOOL
-from course_agent.tools.grep_files import RG_MEMORY, find_rg, ripgrep_command
+from course_agent.tools.grep_files import find_rg
+from course_agent.tools.guards.ripgrep import LADDER, RG_MEMORY, ripgrep_command
 
 __all__ = [
     "GREP_PATTERN",
@@ -28,8 +28,11 @@ GREP_PATTERN = "worker-3"  # on every line: 50 lines listed, then every match co
 
 
 def read_file_rows(big: BigFile, repeat: int, notes: list[str]) -> list[Row]:
-    """First page and a page near the end: each against `wc -l`, which like us reads every byte
-    once (the header says `of N lines`), in time and in memory."""
+    """First page and a page near the end, each in a fresh Python (no index remembered yet)
+    against `sed` printing the same lines and stopping there, and `wc -l`, which reads every
+    byte once (what counting the file before answering cost). A page the first call does not
+    reach within its time budget is called for again, as the model would: the row gives the
+    calls it took in all, and the slowest call against the 200 ms target."""
     folder, name = big.path.parent, big.path.name
     count_lines = ["wc", "-l", name]
     wc_time = time_command(count_lines, repeat, folder)
@@ -37,14 +40,28 @@ def read_file_rows(big: BigFile, repeat: int, notes: list[str]) -> list[Row]:
     near_end = max(1, big.lines - 1000)
     rows = []
     for figure, offset in [("first 400 lines", 1), (f"400 lines at {near_end:,}", near_end)]:
+        last = offset + 399
+        sed_time = time_command(["sed", "-n", f"{offset},{last}p;{last}q", name], repeat, folder)
         ours = probe_samples(repeat, "read_file", str(folder), name, str(offset))
         label = f"read_file 1 GB: {figure}"
         timing = Timing(ours["seconds"], ours["cpu_seconds"])
+        calls = ours["calls"]
+        if calls.high > 1:
+            label += f", {calls.median:.0f} calls"
+        sed = f"`sed -n '{offset},{last}p;{last}q'`"
         rows += [
+            Row.timed(label, timing, sed, sed_time, at_most=20.0 if offset == 1 else None),
             Row.timed(label, timing, "`wc -l`, time", wc_time),
+            Row(
+                label + ", slowest call", ours["slowest_seconds"], "`sed`", sed_time.wall, under=0.2
+            ),
             Row(label, ours["peak_mb"], "`wc -l`, peak memory", wc_peak, under=MEMORY_TARGET_MB),
         ]
-        notes.append(f"read_file {figure}: {ours['before_mb'].show()} already held after import")
+        notes.append(
+            f"read_file {figure}: {ours['before_mb'].show()} already held after import; "
+            f"{calls.median:.0f} call(s) to reach it (each stops at its 150 ms budget and the "
+            "next starts where it stopped)"
+        )
     return rows
 
 
@@ -64,14 +81,16 @@ def grep_memory_rows(big: BigFile, repeat: int, notes: list[str]) -> list[Row]:
     if rg is None:
         raise RuntimeError("ripgrep is not installed: pip install ripgrep")
     folder = big.path.parent
-    args = GREP_TOOL.args.model_validate({"pattern": GREP_PATTERN})
     python = probe_samples(repeat, "grep", str(folder), GREP_PATTERN)
     left_out = python["big_files_left"].median > 0  # rg hit its memory cap and ran again
-    passes = [ripgrep_command(rg, args)]
+    # The counting pass over the tree, again on the last rung if it hit the cap; the page pass
+    # reads one file (the match is on every line), measured here by its path.
+    passes = [ripgrep_command(rg, GREP_PATTERN, mode="count")]
     if left_out:
-        passes.append(ripgrep_command(rg, args, small_files=True))
-    if python["matches"].median > args.limit:  # some file was capped: the tool counted too
-        passes.append(ripgrep_command(rg, args, count=True, folders=["."], small_files=left_out))
+        passes.append(ripgrep_command(rg, GREP_PATTERN, mode="count", rung=LADDER[-1]))
+    # On the last rung the page pass leaves big files out too, as the counting pass did.
+    page_rung = LADDER[-1] if left_out else LADDER[0]
+    passes.append(ripgrep_command(rg, GREP_PATTERN, rung=page_rung, paths=[big.path.name]))
     # rg as the tool runs it: with its heap capped at RG_MEMORY (util-linux's prlimit does what
     # the tool does with resource.prlimit).
     capped = [["prlimit", f"--data={RG_MEMORY}", *command] for command in passes]

@@ -20,7 +20,8 @@ from report import Row, budget_stops
 
 from course_agent.protocol import ToolContext, ToolResult
 from course_agent.tools import GLOB_TOOL, GREP_TOOL, SKIP_DIRS
-from course_agent.tools.grep_files import find_rg, ripgrep_command
+from course_agent.tools.grep_files import find_rg
+from course_agent.tools.guards.ripgrep import ripgrep_command
 
 __all__ = [
     "GLOB_CASES",
@@ -36,7 +37,9 @@ __all__ = [
 # (figure, the tool's arguments): a full scan, a capped common word, alternation in *.py only.
 GREP_CASES = [
     ("no-match full scan", {"pattern": "zq_no_such_identifier_9x"}),
+    ("rare identifier", {"pattern": "getpreferredencoding"}),
     ("common identifier, 50-match cap", {"pattern": "isinstance"}),
+    ("regex `def \\w+\\(self, \\w+: int`", {"pattern": r"def \w+\(self, \w+: int"}),
     ("alternation + glob `*.py`", {"pattern": "TODO|FIXME|XXX", "glob": "*.py"}),
 ]
 # (figure, the tool's arguments, the same as a file-name glob, how deep the peers look)
@@ -113,7 +116,8 @@ def grep_rows(tree: Tree, repeat: int, notes: list[str]) -> list[Row]:
     rows = []
     for figure, arguments in GREP_CASES:
         metas: list[dict[str, Any]] = []
-        own_line = ripgrep_command(rg, GREP_TOOL.args.model_validate(arguments))
+        # The tool's counting pass, the one that reads the whole tree.
+        own_line = ripgrep_command(rg, arguments["pattern"], arguments.get("glob"), mode="count")
         ours, uu, theirs_grep, wrapped = time_together(
             [
                 _recording("grep", arguments, tree.root, metas),

@@ -36,13 +36,11 @@ class ToolCallAccumulator:
     def __init__(self) -> None:
         # index -> partial call: a dict, not a list, because the index may start anywhere
         self.by_index: dict[int, PartialCall] = {}
-        self.last_index: int | None = None  # where a fragment without index or id belongs
 
     def push(self, delta: ToolCallDelta) -> None:
-        index = self.place(delta)
-        slot = self.by_index.get(index)
+        slot = self.by_index.get(delta.index)
         if slot is None:  # looked up first: setdefault would build a PartialCall every time
-            slot = self.by_index[index] = PartialCall()
+            slot = self.by_index[delta.index] = PartialCall()
         # id and name come in the first fragment; a later "" (Qwen, GLM) must not wipe them, and a
         # value repeated in every fragment is written again, not appended.
         if delta.id:
@@ -51,20 +49,6 @@ class ToolCallAccumulator:
             slot.name = delta.name
         if delta.args_delta:
             slot.pieces.add(delta.args_delta)  # arguments accumulate, never overwrite
-        self.last_index = index
-
-    def place(self, delta: ToolCallDelta) -> int:
-        """The slot a fragment belongs to. Without an index (Mistral sends none) go by its id."""
-        if delta.index is not None:
-            return delta.index
-        if delta.id:
-            for index, slot in self.by_index.items():
-                if slot.id == delta.id:
-                    return index
-            return max(self.by_index, default=-1) + 1  # a new id opens a new call after the rest
-        if self.last_index is not None:
-            return self.last_index  # no index, no id: it continues the call being written
-        return max(self.by_index, default=-1) + 1
 
     def drain(self) -> list[ToolCall]:
         """The calls in index order, not arrival order: parallel fragments interleave."""

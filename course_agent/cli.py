@@ -8,27 +8,28 @@ Deliberately not handled: the notebook (see course_agent.notebook) and interacti
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from course_agent.app.settings import (
+from course_agent.app.options import (
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_RUN_SECONDS,
+    DEFAULT_TIMEOUT,
     REQUEST_TIMEOUT_VARIABLE,
+    RUN_DEADLINE_VARIABLE,
     TIMEOUT_VARIABLE,
     add_model_options,
-    choose,
     env_flag,
-    read_environment,
+    seconds_from,
 )
-from course_agent.lab.grade import main_grade
-from course_agent.lab.release import main_lab
-from course_agent.loop import run_agent
 from course_agent.offline.repository import QUESTION
-from course_agent.protocol import GatewayError
-from course_agent.registry import default_registry
-from course_agent.render.terminal import print_events, printable
-from course_agent.selftest.lab import run_selftest
+
+if TYPE_CHECKING:
+    from course_agent.app.settings import Setup
 
 __all__ = ["build_parser", "main"]
 
@@ -49,8 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Environment (also read from a .env file in the current folder, never a parent's): "
         "OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, "
         "COURSE_AGENT_MODEL, MOCK=1, SELFTEST=1, INJECT=bad_args, "
-        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default 60), "
-        f"{REQUEST_TIMEOUT_VARIABLE}=SECONDS for one whole request (default 600). "
+        f"{TIMEOUT_VARIABLE}=SECONDS to wait for a silent gateway (default "
+        f"{DEFAULT_TIMEOUT:g}), {REQUEST_TIMEOUT_VARIABLE}=SECONDS for one whole request "
+        f"(default {DEFAULT_REQUEST_TIMEOUT:g}), {RUN_DEADLINE_VARIABLE}=SECONDS for a whole run. "
         "A gateway URL from .env gets only a key from the same .env.",
     )
     parser.add_argument("question", nargs="?", default=QUESTION, help=f'default: "{QUESTION}"')
@@ -59,8 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# The instructors' commands: `course-agent grade ...` and `course-agent lab release|execute ...`.
-SUBCOMMANDS = {"grade": main_grade, "lab": main_lab}
+# The instructors' commands: `course-agent grade ...` and `course-agent lab release|execute ...`,
+# as module:function, imported only when named: the grader imports every self-test and nbclient.
+SUBCOMMANDS = {
+    "grade": "course_agent.lab.grade:main_grade",
+    "lab": "course_agent.lab.release:main_lab",
+}
+
+
+def _subcommand(name: str) -> Callable[[list[str]], int]:
+    module, function = SUBCOMMANDS[name].split(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,18 +93,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        return SUBCOMMANDS[argv[0]](argv[1:])
+        return _subcommand(argv[0])(argv[1:])
     args = build_parser().parse_args(argv)
     if args.max_turns < 1:
         print("course-agent: --max-turns must be at least 1", file=sys.stderr)
         return 2
+    # Imported after parsing, so that --help and a usage error cost only argparse: settings bring
+    # the wire formats and the tools (pydantic) behind them.
+    from course_agent.app.environment import read_environment
+    from course_agent.app.settings import choose
+    from course_agent.protocol import GatewayError
+    from course_agent.render.terminal import printable
 
     try:
         env = read_environment()
         if args.selftest or env_flag(env, "SELFTEST"):
-            report = run_selftest()
-            print(report)
-            return 0 if report.passed == len(report.checks) else 4
+            return _selftest()
+        seconds = seconds_from(env, RUN_DEADLINE_VARIABLE, DEFAULT_RUN_SECONDS, args.deadline)
         setup = choose(
             mock=args.mock,
             provider=args.provider,
@@ -117,12 +133,31 @@ def _run(argv: list[str]) -> int:
         if line:
             print(printable(line))
     print(f"? {printable(args.question)}")
-    events = run_agent(
-        args.question,
+    return _ask(args.question, setup, args.max_turns, seconds)
+
+
+def _ask(question: str, setup: Setup, max_turns: int, seconds: float) -> int:
+    from course_agent.app.guard import RunDeadline, run_guarded
+    from course_agent.registry import default_registry
+    from course_agent.render.terminal import print_events
+
+    deadline = RunDeadline(seconds)
+    deadline.bind(setup.model)  # a gateway's request ends with the run
+    events = run_guarded(
+        question,
         setup.model,
         default_registry(),
         setup.tool_context(),
-        max_turns=args.max_turns,
+        max_turns=max_turns,
+        deadline=deadline,
     )
-    stopped = print_events(events, sys.stdout, setup.secrets)  # a key, a URL's password
+    stopped = print_events(events, sys.stdout)
     return EXIT_CODES[stopped.reason]
+
+
+def _selftest() -> int:
+    from course_agent.selftest.lab import run_selftest
+
+    report = run_selftest()
+    print(report)
+    return 0 if report.passed == len(report.checks) else 4

@@ -1,13 +1,15 @@
 """The whole agent on one screen: ask the model, run the calls it merged, append results, repeat.
 
-A generator of typed events, so a terminal, a notebook or a self-test can watch the same run.
-Deliberately not handled: approval of writes, retries of failed turns, context budgeting.
+A generator of typed events, so a terminal, a notebook or a self-test can watch the same run. Each
+turn is two steps, `query` (stream the model's answer, merging its call fragments) then `observe`
+(run each call, append its result). Deliberately not handled: approval of writes, retries of
+failed turns, context budgeting, and the bounds on a hostile run (app/guard.py stands around it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Generator, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
 
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import (
@@ -21,36 +23,31 @@ from course_agent.protocol import (
     ToolCallDelta,
     ToolContext,
     ToolFinished,
-    ToolResult,
     ToolStarted,
     TurnStarted,
 )
-from course_agent.registry import ToolRegistry
 from course_agent.safety.pieces import Pieces
 
+if TYPE_CHECKING:  # a type only: the registry imports the tools, which a --help need not load
+    from course_agent.registry import ToolRegistry
+
 __all__ = [
-    "MAX_CALLS",
     "MAX_TURNS",
     "SYSTEM_PROMPT",
-    "TOO_MANY_CALLS",
     "Accumulator",
     "check_transcript",
+    "observe",
+    "query",
     "run_agent",
 ]
 
 MAX_TURNS = 12  # the offline question needs 3; a real model rarely needs more than 8 to read around
-# Calls run in one turn: models make 1 to 5 in parallel; each past this gets TOO_MANY_CALLS as its
-# result instead of running, so a stream of 10,000 calls costs 32 tool runs, not 10,000.
-MAX_CALLS = 32
-TOO_MANY_CALLS = (
-    f"too many calls in one turn; at most {MAX_CALLS} run, and this one did not: "
-    "make it again in a later turn if you still need it"
-)
 SYSTEM_PROMPT = (
     "You are a coding agent with read-only access to a repository (the working directory). "
     "Look before you answer: glob to list files, grep to search, read_file to read. "
     "Cite paths and line numbers. Be brief."
 )
+INTERRUPTED = "not run: the turn was interrupted before this call"
 
 
 class Accumulator(Protocol):
@@ -102,6 +99,55 @@ def _is_retry(messages: list[dict[str, Any]], question: str) -> bool:
     return False
 
 
+def _answered(finish: str | None) -> AgentStopped:
+    """A turn without calls ends the run: done, unless the model said it was calling tools."""
+    if finish == "tool_calls":
+        return AgentStopped("error", "the model reported tool_calls but sent no call")
+    return AgentStopped("done")
+
+
+def _ask(question: str, messages: list[dict[str, Any]]) -> None:
+    """Start the transcript with the system prompt, then add the question (unless a retry)."""
+    if not messages:
+        messages.append({"role": "system", "content": SYSTEM_PROMPT})
+    if not _is_retry(messages, question):
+        messages.append({"role": "user", "content": question})
+
+
+def query(
+    model: Model, messages: list[dict[str, Any]], tools: list[dict[str, Any]], merger: Accumulator
+) -> Generator[TextDelta, None, tuple[str, list[ToolCall], str | None]]:
+    """Stream one answer: yield its text as it comes, merge its call fragments, and return
+    (the whole text, the merged calls, the model's finish reason)."""
+    text, finish = Pieces(), None  # Pieces, not a list: 2-character deltas cost 60 bytes each
+    for event in model.stream(messages, tools):
+        if isinstance(event, TextDelta):
+            text.add(event.text)
+            yield event  # text reaches people as it arrives
+        elif isinstance(event, ToolCallDelta):
+            merger.push(event)
+        elif isinstance(event, Finish):
+            finish = event.reason
+    return text.text(), merger.drain(), finish
+
+
+def observe(
+    calls: list[ToolCall], registry: ToolRegistry, ctx: ToolContext, messages: list[dict[str, Any]]
+) -> Iterator[AgentEvent]:
+    """Run each call and append its one result; only content goes back (meta is for people)."""
+    answered = 0
+    try:
+        for call in calls:
+            yield ToolStarted(call)
+            result = registry.execute(call, ctx)
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
+            answered += 1
+            yield ToolFinished(call, result)
+    finally:  # interrupted (Ctrl-C, a closed generator): every call still gets its one result
+        for call in calls[answered:]:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": INTERRUPTED})
+
+
 def run_agent(
     question: str,
     model: Model,
@@ -115,69 +161,23 @@ def run_agent(
     """Run one question to its end. `messages` (extended in place) carries a conversation on;
     the question of a run that broke off, asked again, goes on from where that run stopped."""
     messages = [] if messages is None else messages
-    if not messages:
-        messages.append({"role": "system", "content": SYSTEM_PROMPT})
-    if not _is_retry(messages, question):
-        messages.append({"role": "user", "content": question})
+    _ask(question, messages)
     tools = registry.list()
-
     for turn in range(1, max_turns + 1):
         if problem := check_transcript(messages):
             yield AgentStopped("error", f"transcript is invalid, not sending it: {problem}")
             return
         yield TurnStarted(turn)
-
-        # The text as Pieces, not a list: 2-character deltas would cost 60 bytes each.
-        merger, text, finish = accumulator(), Pieces(), None
         try:
-            for event in model.stream(messages, tools):
-                if isinstance(event, TextDelta):
-                    text.add(event.text)
-                    yield event  # text reaches people as it arrives
-                elif isinstance(event, ToolCallDelta):
-                    merger.push(event)
-                elif isinstance(event, Finish):
-                    finish = event.reason
-            calls = merger.drain()
-        except GatewayError as exc:
-            # Nothing of the broken turn is appended: the transcript stays valid for a retry.
+            text, calls, finish = yield from query(model, messages, tools, accumulator())
+        except GatewayError as exc:  # nothing of the broken turn is kept: a retry stays valid
             yield AgentStopped("error", str(exc))
             return
-        except (
-            Exception
-        ) as exc:  # a plugged-in accumulator that raises ends the turn, not the kernel
-            yield AgentStopped("error", f"merging the stream failed: {type(exc).__name__}: {exc}")
+        messages.append(_assistant_message(text, calls))
+        if not calls:  # merged calls decide, not finish_reason: some say "stop" with calls
+            yield _answered(finish)
             return
-
-        messages.append(_assistant_message(text.text(), calls))
-        # Do not trust finish_reason alone: some gateways say "stop" while sending tool calls.
-        if not calls:
-            if finish == "tool_calls":
-                yield AgentStopped("error", "the model reported tool_calls but sent no call")
-            else:
-                yield AgentStopped("done")
-            return
-
-        answered = 0
-        try:
-            for number, call in enumerate(calls):
-                if number < MAX_CALLS:
-                    yield ToolStarted(call)
-                    result = registry.execute(call, ctx)
-                else:  # not run, but answered: every call needs its one result
-                    result = ToolResult(TOO_MANY_CALLS, ok=False)
-                # Only content goes back; meta (truncation figures, etc.) is for people.
-                messages.append(
-                    {"role": "tool", "tool_call_id": call.id, "content": result.content}
-                )
-                answered += 1
-                yield ToolFinished(call, result)
-        finally:
-            # Interrupted (Ctrl-C, a closed generator): still give every call its one result.
-            for call in calls[answered:]:
-                note = "not run: the turn was interrupted before this call"
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": note})
-
+        yield from observe(calls, registry, ctx, messages)
     yield AgentStopped(
         "max_turns",
         f"stopped after {max_turns} turns without a final answer; ask again or raise --max-turns",

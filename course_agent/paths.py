@@ -21,7 +21,7 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLL
 def is_inside(root: Path, target: Path) -> bool:
     """True when the already-resolved `target` is `root` itself or below it.
 
-    The separator matters: without it /work/app-secrets would pass as "inside" /work/app.
+    The separator matters: without it /work/app-old would pass as "inside" /work/app.
     """
     return target == root or str(target).startswith(str(root).rstrip(os.sep) + os.sep)
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from pydantic import BaseModel
+if TYPE_CHECKING:  # only named in a type: importing pydantic costs a command's --help 60 ms
+    from pydantic import BaseModel
 
 __all__ = [
     "AgentEvent",
@@ -43,17 +44,9 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool may know about the world: the working directory, and nothing about the model.
-
-    `secrets` are the values of the configured API keys: the registry cuts them out of every
-    result. They never appear in a repr (which only counts them).
-    """
+    """What a tool may know about the world: the working directory, and nothing about the model."""
 
     root: Path
-    secrets: tuple[str, ...] = field(default=(), repr=False)
-
-    def __repr__(self) -> str:
-        return f"ToolContext(root={self.root!r}, secrets={len(self.secrets)} hidden)"
 
 
 @dataclass(frozen=True)
@@ -128,12 +121,9 @@ class TextDelta:
 
 @dataclass(frozen=True)
 class ToolCallDelta:
-    """One fragment of a call. Only `index` ties fragments together; anything may be missing.
+    """One fragment of a call. Only `index` ties fragments together; the rest may be missing."""
 
-    `index` is None when a gateway leaves it out (Mistral does): the accumulator then goes by `id`.
-    """
-
-    index: int | None
+    index: int
     id: str | None = None
     name: str | None = None
     args_delta: str | None = None
@@ -151,7 +141,7 @@ ModelEvent: TypeAlias = TextDelta | ToolCallDelta | Finish
 
 
 class GatewayError(Exception):
-    """The turn could not be completed: one line naming the cause and the gateway, no secrets."""
+    """The turn could not be completed: one line naming the cause and the gateway, no key."""
 
 
 class Model(Protocol):

@@ -1,36 +1,32 @@
 """The loop knows two verbs: `list` the tools, `execute` a call. Execution never raises.
 
-Every failure becomes a failed ToolResult whose text a model can act on; key values are redacted
-and truncation applied here, once, for every tool. Deliberately not handled: approval of writes
-(read_only is only kept).
+Every failure becomes a failed ToolResult whose text a model can act on; truncation is applied
+here, once, for every tool. Deliberately not handled: approval of writes (read_only is only kept),
+and hostile calls (megabytes of arguments, 5000-digit numbers: app/guard.py refuses those).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.safety.redaction import redact, redact_cut
 from course_agent.tools import GLOB_TOOL, GREP_TOOL, READ_FILE_TOOL
 from course_agent.truncate import truncate_result
 
 __all__ = [
-    "MAX_ARGUMENTS_CHARS",
     "RunCall",
     "ToolRegistry",
     "default_registry",
     "describe_parameters",
     "execute_call",
+    "find_tool",
+    "parse_arguments",
+    "validate_arguments",
 ]
-
-# A call's raw JSON, checked before json.loads: every tool's arguments fit in a few KB, and the
-# pydantic classes cap each string (4096 characters) so that the schema says so too.
-MAX_ARGUMENTS_CHARS = 65_536
 
 # What `ToolRegistry` calls to run one call: `execute_call`, or a student's own version of it.
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
@@ -49,84 +45,67 @@ def describe_parameters(tool: ToolDef) -> str:
     return ", ".join(parts)
 
 
-def _echo(text: str, limit: int, secrets: Sequence[str]) -> str:
-    """The start of what the model sent, to quote back: keys redacted before the cut."""
-    return redact_cut(text, limit, secrets)[0]
+def _echo(text: str, limit: int) -> str:
+    """The start of what the model sent, to quote back."""
+    return text[:limit]
 
 
-def _explain_validation(tool: ToolDef, error: ValidationError, secrets: Sequence[str]) -> str:
+def _explain_validation(tool: ToolDef, error: ValidationError) -> str:
     problems = []
     for item in error.errors(include_url=False):
         field = ".".join(str(part) for part in item["loc"]) or "arguments"
-        echoed = _echo(json.dumps(item.get("input")), 60, secrets)
-        got = "" if item["type"] == "missing" else f" (got {echoed})"
-        problems.append(f"{field}: {item['msg']}{got}")
+        sent = "" if item["type"] == "missing" else json.dumps(item.get("input"))
+        problems.append(f"{field}: {item['msg']}" + (f" (got {_echo(sent, 60)})" if sent else ""))
     return (
         f"invalid arguments for {tool.name}: {'; '.join(problems)}. "
         f"Parameters: {describe_parameters(tool)}"
     )
 
 
+def find_tool(tools: Mapping[str, ToolDef], name: str) -> ToolDef:
+    """Failure 1: an unknown tool. The message names the ones that exist."""
+    if name not in tools:
+        raise ToolError(f"there is no tool named {name}. Available: {', '.join(tools)}")
+    return tools[name]
+
+
+def parse_arguments(tool: ToolDef, raw: str) -> dict[str, Any]:
+    """Failure 2: arguments that are not a JSON object (a stream cut short, a list)."""
+    raw = raw.strip() or "{}"  # a tool with no arguments may stream nothing at all
+    try:
+        parsed = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ToolError(
+            f"arguments for {tool.name} are not valid JSON ({exc}): {_echo(raw, 80)!r}. "
+            f"Send one JSON object; parameters: {describe_parameters(tool)}"
+        ) from None
+    if not isinstance(parsed, dict):
+        raise ToolError(
+            f"arguments for {tool.name} must be a JSON object, got {type(parsed).__name__}. "
+            f"Parameters: {describe_parameters(tool)}"
+        )
+    return parsed
+
+
+def validate_arguments(tool: ToolDef, parsed: dict[str, Any]) -> Any:
+    """Failure 3: arguments that fail the schema. Which field, what came, what is expected."""
+    try:
+        return tool.args.model_validate(parsed)
+    except ValidationError as exc:
+        raise ToolError(_explain_validation(tool, exc)) from None
+
+
 def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext) -> ToolResult:
     """Run one call. The four failures come back as results, never as exceptions: an unknown
     tool, arguments that are not JSON, arguments that fail the schema, a tool that raised.
     """
-    secrets = getattr(ctx, "secrets", ())  # a context a lab's own code built may lack them
-    tool = tools.get(call.name)
-    if tool is None:
-        return ToolResult(
-            f"there is no tool named {call.name}. Available: {', '.join(tools)}", ok=False
-        )
-
-    if len(call.args) > MAX_ARGUMENTS_CHARS:
-        return ToolResult(
-            f"arguments for {call.name} are {len(call.args):,} characters long; at most "
-            f"{MAX_ARGUMENTS_CHARS:,} are read. Send one small JSON object; "
-            f"parameters: {describe_parameters(tool)}",
-            ok=False,
-        )
-    raw = call.args.strip() or "{}"  # a tool with no arguments may stream nothing at all
     try:
-        parsed = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        return ToolResult(
-            f"arguments for {call.name} are not valid JSON ({exc}): {_echo(raw, 80, secrets)!r}. "
-            f"Send one JSON object; parameters: {describe_parameters(tool)}",
-            ok=False,
-        )
-    except (ValueError, RecursionError) as exc:  # a 5000-digit number; [[[[... nested too deep
-        return ToolResult(
-            f"arguments for {call.name} could not be read: {exc}. "
-            f"Send one flat JSON object; parameters: {describe_parameters(tool)}",
-            ok=False,
-        )
-    if not isinstance(parsed, dict):
-        return ToolResult(
-            f"arguments for {call.name} must be a JSON object, got {type(parsed).__name__}. "
-            f"Parameters: {describe_parameters(tool)}",
-            ok=False,
-        )
-
-    try:
-        # JSON may spell a lone surrogate ("\\ud800"); no file name or regex can use one, and
-        # echoing it back would break whoever prints or sends the result.
-        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return ToolResult(
-            f"arguments for {call.name} contain a lone surrogate (a \\ud800-style escape); "
-            "send valid Unicode text",
-            ok=False,
-        )
-    try:
-        args = tool.args.model_validate(parsed)
-    except ValidationError as exc:
-        return ToolResult(_explain_validation(tool, exc, secrets), ok=False)
-
-    try:
+        tool = find_tool(tools, call.name)
+        args = validate_arguments(tool, parse_arguments(tool, call.args))
         return tool.run(args, ctx)
-    except ToolError as exc:
+    except ToolError as exc:  # 1 to 3, and a tool's own refusal: the message as it is
         return ToolResult(str(exc), ok=False)
-    except Exception as exc:  # the entry point's one rule: whatever a tool does, never throw
+    except Exception as exc:  # 4. whatever a tool does, the loop gets a result, never a throw
         return ToolResult(f"{call.name} failed: {exc.__class__.__name__}: {exc}", ok=False)
 
 
@@ -163,15 +142,12 @@ class ToolRegistry:
         ]
 
     def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        """Never raises, even when a plugged-in `run_call` or `truncate` does. Every form of
-        every key in `ctx.secrets` is redacted before truncation, so no cut keeps part of one."""
-        secrets = getattr(ctx, "secrets", ())  # a context a lab's own code built may lack them
+        """Run the call, then cut its result to the one ceiling: here, once, for every tool.
+        Never raises, even when a plugged-in `run_call` or `truncate` (a student's) does."""
         try:
-            result = self._run_call(self.tools, call, ctx)
-            return self._truncate(replace(result, content=redact(result.content, secrets)))
+            return self._truncate(self._run_call(self.tools, call, ctx))
         except Exception as exc:
-            failure = f"{call.name} failed: {exc.__class__.__name__}: {exc}"
-            return ToolResult(redact(failure, secrets), ok=False)
+            return ToolResult(f"{call.name} failed: {exc.__class__.__name__}: {exc}", ok=False)
 
     def __repr__(self) -> str:
         return f"ToolRegistry({', '.join(self.tools)})"

@@ -15,6 +15,7 @@ from hypothesis import settings
 from IPython.core.interactiveshell import InteractiveShell
 
 from course_agent.notebook.magics import register
+from course_agent.safety import redaction
 
 # Every variable that settings.choose reads: a test sets the ones it means, and no other leaks in.
 SETTINGS = [
@@ -79,3 +80,14 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
 # on a loaded 2-core CI machine it only makes property tests flaky.
 settings.register_profile("course_agent", deadline=None)
 settings.load_profile("course_agent")
+
+
+@pytest.fixture(autouse=True)
+def _forget_remembered_keys() -> Iterator[None]:
+    """Keys are remembered process-wide (safety.redaction): each test starts with none, so the
+    keys one test configures are never cut from another's text."""
+    before = set(redaction._KNOWN)
+    redaction._KNOWN.clear()
+    yield
+    redaction._KNOWN.clear()
+    redaction._KNOWN.update(before)

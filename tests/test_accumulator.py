@@ -9,14 +9,18 @@ from hypothesis import strategies as st
 import course_agent.accumulator as accumulator_module
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import ToolCall, ToolCallDelta
+from course_agent.providers.call_slots import CallSlots
 from course_agent.providers.gateway.sse import split_lines
 from course_agent.providers.openai_chunks import events_from_chunk, events_from_lines
 
 
 def merge(*deltas: ToolCallDelta) -> list[ToolCall]:
-    accumulator = ToolCallAccumulator()
+    """Merge as the provider edge and the accumulator do together: a fragment sent without an
+    index (Mistral's, written here as index=None) gets its slot from CallSlots, as the wire parser
+    gives it, and the accumulator merges by index alone."""
+    slots, accumulator = CallSlots(), ToolCallAccumulator()
     for delta in deltas:
-        accumulator.push(delta)
+        accumulator.push(replace(delta, index=slots.place(delta.index, delta.id)))
     return accumulator.drain()
 
 
@@ -123,7 +127,7 @@ def test_args_as_a_parsed_object() -> None:
     assert json.loads(call.args) == {"pattern": "*é"}
 
 
-# -- no index at all (Mistral) -----------------------------------------------------------------
+# -- no index at all (Mistral): providers/call_slots.py places them at the wire --------------------
 
 
 def test_missing_index_single_call() -> None:
@@ -351,7 +355,7 @@ def test_push_builds_one_partial_call_per_call_not_per_fragment(monkeypatch) -> 
     merger.push(ToolCallDelta(0, "a", "glob"))
     for _ in range(100):
         merger.push(ToolCallDelta(0, args_delta="x"))
-    merger.push(ToolCallDelta(None, args_delta="y"))  # continues the last call
+    merger.push(ToolCallDelta(0, args_delta="y"))
     assert len(built) == 1
     assert merger.drain()[0].args == "x" * 100 + "y"
 

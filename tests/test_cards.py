@@ -4,6 +4,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from gateway import Gateway, Received, Reply, sse_reply
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -25,8 +26,10 @@ from course_agent.protocol import (
     ToolStarted,
     TurnStarted,
 )
+from course_agent.providers.http import HttpModel
+from course_agent.providers.openai_wire import OPENAI
 from course_agent.registry import default_registry
-from course_agent.render.terminal import card_line
+from course_agent.render.terminal import card_line, printable
 
 CALL = ToolCall("call_1", "read_file", '{"path":"src/calc.js"}')
 RESULTS = {
@@ -270,15 +273,76 @@ def test_control_characters_are_escaped_in_the_line_as_the_terminal_escapes_them
     assert str(ToolCard(call)) == '> re\\x1b[2Jad({"path": "\\x07a"}) running'
 
 
-def test_a_key_echoed_as_the_models_text_or_in_the_stop_is_cut() -> None:
-    # A hostile gateway may stream the Authorization header back as the answer.
-    key = "sk-test-echoed-0123456789"
-    out, err = io.StringIO(), io.StringIO()
-    events = [
-        TextDelta(f"your key is {key[:9]}"),
-        TextDelta(f"{key[9:]} and again {key}\n"),
-        AgentStopped("error", f"gateway said Bearer {key}"),
+# -- hole 2: a key a gateway echoes into a call's arguments, split over two stream lines ---------
+
+ECHOED_KEY = "sk-test-echoed-in-arguments-0123456789"
+
+
+def echo_key_in_arguments(received: Received) -> Reply:
+    """A hostile gateway: a read_file call whose path is the key, in two chunks; then an answer."""
+    if any(m["role"] == "tool" for m in received.body["messages"]):
+        answer = {"choices": [{"index": 0, "delta": {"content": "done"}, "finish_reason": "stop"}]}
+        return sse_reply(f"data: {json.dumps(answer)}\n\n", "data: [DONE]\n\n")
+    halves = ['{"path": "' + ECHOED_KEY[:12], ECHOED_KEY[12:] + '"}']
+    chunks = [
+        {"index": 0, "id": "call_1", "function": {"name": "read_file", "arguments": halves[0]}},
+        {"index": 0, "function": {"arguments": halves[1]}},
     ]
-    show_events(events, lambda *a, **k: None, out, err, secrets=[key])
-    assert key not in out.getvalue() + err.getvalue()
-    assert "[redacted]" in out.getvalue() and "[redacted]" in err.getvalue()
+    lines = [{"choices": [{"index": 0, "delta": {"tool_calls": [chunk]}}]} for chunk in chunks] + [
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}
+    ]
+    return sse_reply(*(f"data: {json.dumps(line)}\n\n" for line in lines), "data: [DONE]\n\n")
+
+
+def widget_values(widget) -> list[str]:
+    """Every string value of a widget tree's state: what a saved notebook keeps of it."""
+    values = [v for v in widget.get_state().values() if isinstance(v, str)]
+    for child in getattr(widget, "children", ()):
+        values += widget_values(child)
+    return values
+
+
+def test_a_key_echoed_in_a_calls_arguments_reaches_no_card_nor_widget_state(tmp_path):
+    out, err, screen, log = io.StringIO(), io.StringIO(), Screen(), FragmentLog()
+    with Gateway(echo_key_in_arguments) as gateway:
+        model = HttpModel(OPENAI, gateway.url, ECHOED_KEY, "echo", timeout=10)
+        registry, ctx = default_registry(), ToolContext(build_sandbox(tmp_path))
+        events = run_agent("q", log.watch(model), registry, ctx)
+        cards: list[LiveCard] = []
+
+        class Keeping(LiveCards):
+            def start(self, call, position):
+                cards.append(super().start(call, position))
+                return cards[-1]
+
+        show_events(
+            events, screen.display, out, err, Keeping(lambda c: registry.execute(c, ctx), log)
+        )
+    assert len(cards) == 1
+    cards[0]._unfold(True)  # the fragments list, drawn on demand
+    shown = [json.dumps(bundle) for display in screen.outputs for bundle in display]
+    shown += [str(cards[0].card), cards[0].card._repr_html_(), *widget_values(cards[0].box)]
+    for text in shown:
+        assert ECHOED_KEY[:12] not in text and ECHOED_KEY[12:] not in text
+    assert "[redacted]" in str(cards[0].card) and "[redacted]" in cards[0].args.value
+
+
+# -- hole 5: what a terminal acts on is escaped, in the model's text and the gateway's message ---
+
+
+@pytest.mark.parametrize(
+    "control",
+    [
+        "\x1b]52;c;cHduZWQ=\x07",  # OSC 52: write the clipboard
+        "\x1b]8;;http://evil/\x1b\\link\x1b]8;;\x1b\\",  # OSC 8: a hyperlink
+        "\x1b[2J\x1b[H",  # clear the screen
+        "\x9b2J",  # a raw one-byte CSI
+    ],
+)
+def test_the_magics_text_and_stop_message_escape_terminal_controls(control):
+    out, err = io.StringIO(), io.StringIO()
+    events = [TextDelta(f"hi {control}\n"), AgentStopped("error", f"gateway said {control}")]
+    show_events(events, lambda *a, **k: None, out, err)
+    for written in (out.getvalue(), err.getvalue()):
+        assert not any(ch in written for ch in "\x1b\x07\x9b")
+    assert out.getvalue() == "hi " + printable(control) + "\n"

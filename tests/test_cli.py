@@ -274,3 +274,42 @@ def test_a_huge_dotenv_is_refused_in_one_line(cli, tmp_path):
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith(f"course-agent: {tmp_path / '.env'} is over 64 KB")
     assert done.stderr.count("\n") == 1
+
+
+# -- hole 10: line and paragraph separators, bidi marks -------------------------------------------
+
+
+def test_line_separators_and_bidi_marks_in_the_models_text_are_shown_escaped(cli):
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(answer("a\u2028b\u2029c\u200fd\u061ce\n"), "data: [DONE]\n\n"))
+        done = cli("--base-url", gateway.url, "hi", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "a\\u2028b\\u2029c\\u200fd\\u061ce"
+
+
+# -- hole 7: a whole run has a deadline, said in one line -----------------------------------------
+
+
+def test_a_run_stops_at_its_deadline_in_one_line(cli):
+    # A gateway that only ever sends keep-alives: each is no data, and the silence allowed is an
+    # hour here, so only the run's own deadline ends it.
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(": hi\n\n", ending="keepalive", hold=30.0))
+        env = {"OPENAI_API_KEY": KEY, "COURSE_AGENT_TIMEOUT": "3600"}
+        done = cli("--base-url", gateway.url, "--deadline", "1", "hi", env=env)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[-1] == (
+        "! stopped: the run took more than 1 s (--deadline, or COURSE_AGENT_RUN_DEADLINE); "
+        "ask again to go on from here"
+    )
+
+
+def test_a_bad_deadline_is_one_line_and_exit_two(cli):
+    done = cli("--mock", "--deadline", "0", "hi")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "--deadline 0.0 is not a number of seconds above 0" in done.stderr
+
+
+def test_help_names_the_run_deadline(cli):
+    shown = " ".join(cli("--help").stdout.split())
+    assert "--deadline SECONDS" in shown and "COURSE_AGENT_RUN_DEADLINE" in shown

@@ -68,17 +68,17 @@ def test_a_new_conversation_clears_the_log_and_its_cards_say_why():
     assert "the conversation they belong to has ended" in fragments_html(turn, 0)
 
 
-def test_slots_follow_the_accumulator_even_without_an_index():
-    # Mistral sends no index: the id opens a call, the pieces after it continue that call.
+def test_slots_follow_the_index_the_wire_gave_even_to_mistrals_fragments():
+    # Mistral sends no index: the wire's CallSlots gives the id's call one, and its pieces too.
     deltas = [
-        ToolCallDelta(None, id="a", name="glob"),
-        ToolCallDelta(None, args_delta="{}"),
-        ToolCallDelta(None, id="b", name="grep"),
-        ToolCallDelta(None, args_delta='{"pattern":"x"}'),
+        ToolCallDelta(0, id="a", name="glob"),
+        ToolCallDelta(0, args_delta="{}"),
+        ToolCallDelta(1, id="b", name="grep"),
+        ToolCallDelta(1, args_delta='{"pattern":"x"}'),
     ]
     assert slot_order(deltas) == ([0, 0, 1, 1], [0, 1])
     grep = fragments_html(TurnFragments(1, deltas), 1)
-    assert "in bold, this call (slot 1)" in grep
+    assert "in bold, this call (index 1)" in grep
     assert grep.count("font-weight:bold") == 2
 
 

@@ -3,9 +3,12 @@ independent oracle (the matcher itself, wildcard.py, has its own tests)."""
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import itertools
+import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,8 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
+from course_agent.safety import redaction
 from course_agent.tools import glob_files as glob_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
+from course_agent.tools.guards import walk as walk_module
 from course_agent.tools.guards.walk import SKIP_DIRS, Walk, show_path, walk_files
 
 
@@ -347,11 +352,41 @@ def test_a_page_that_fills_late_is_still_whole(tmp_path: Path) -> None:
     ]
 
 
-def test_an_empty_result_counts_the_tree_within_the_budget(tmp_path: Path) -> None:
+def test_an_empty_result_counts_what_its_one_walk_saw(tmp_path: Path) -> None:
+    # One walk, counting while it matches: the old second walk over the whole tree cost as much
+    # again. A pattern held to the top level says what the top level holds, and where else to look.
     many(tmp_path, 300)
-    small = run_glob(GlobArgs(pattern="*.md"), ToolContext(tmp_path), budget=50)
-    assert small.content == ("no files match *.md (the working directory holds at least 45 files)")
-    assert glob(tmp_path, "*.md") == "no files match *.md (the working directory holds 300 files)"
+    assert glob(tmp_path, "**/*.md") == (
+        "no files match **/*.md (the working directory holds 300 files)"
+    )
+    assert glob(tmp_path, "*.md") == (
+        "no files match *.md (the working directory holds 0 files at its top level, and 30 "
+        "folders below: a pattern starting with **/ looks in them too)"
+    )
+    assert (
+        glob(tmp_path, "d01/*.md")
+        == "no files match d01/*.md (d01/ holds 10 files at its top level)"
+    )
+    assert glob(tmp_path, "*/x/*.md") == (
+        "no files match */x/*.md (the working directory holds 300 files in its top 3 levels)"
+    )
+    # Where the walk looked nowhere, the whole working directory is counted, within the budget.
+    small = run_glob(GlobArgs(pattern="nothere/*.md"), ToolContext(tmp_path), budget=50)
+    assert small.content == (
+        "no files match nothere/*.md (nothere/ is not a directory; the working directory holds "
+        "at least 45 files)"
+    )
+
+
+def test_one_walk_lists_each_folder_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    many(tmp_path, 300)
+    listed: list[object] = []
+    listing = walk_module._listing
+    monkeypatch.setattr(
+        walk_module, "_listing", lambda folder: listed.append(folder) or listing(folder)
+    )
+    assert glob(tmp_path, "**/*.zq9").endswith("holds 300 files)")
+    assert len(listed) == 31  # the root and its 30 folders, each once
 
 
 def test_the_default_budget_stops_a_count_at_5000_entries(tmp_path: Path) -> None:
@@ -446,3 +481,77 @@ def test_a_page_cut_by_the_time_budget_says_it_may_miss_files(
     assert lines[-1].endswith(
         " entries walked: more files may match; narrow the pattern, e.g. start it with a folder)"
     )
+
+
+# -- what a walk cannot see, it says; what it shows is one printable line -------------------------
+
+
+@contextlib.contextmanager
+def deep_chain(root: Path, levels: int) -> Iterator[None]:
+    """root/d/d/.../d/leaf.txt, `levels` folders deep, for the `with` block. Built and removed
+    by changing into each folder in turn: its path is far longer than one path may be."""
+    home = os.getcwd()
+    try:
+        os.chdir(root)
+        for _ in range(levels):
+            os.mkdir("d")
+            os.chdir("d")
+        Path("leaf.txt").touch()
+        os.chdir(root)
+        yield
+    finally:
+        os.chdir(root)
+        for _ in range(levels):
+            os.chdir("d")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink("leaf.txt")
+        for _ in range(levels):
+            os.chdir("..")
+            os.rmdir("d")
+        os.chdir(home)
+
+
+@pytest.mark.timeout(120)
+def test_a_tree_deeper_than_a_path_can_name_is_not_said_to_be_empty(tmp_path: Path) -> None:
+    # Hole: 10,000 folders deep, the walk could not open the deep folders and said "holds 0
+    # files". What it could not read, it now says.
+    levels = 3000  # 6,000 characters of "d/": past the 4,096 a Linux path may have
+    with deep_chain(tmp_path, levels):
+        content = glob(tmp_path, "**/*.zq9")
+    assert content.startswith("no files match **/*.zq9 (the working directory holds at least 0 ")
+    assert "1 folder could not be read (no permission, or too deep to open)" in content
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("invoice\u202egpj.exe", "invoice\\u202egpj.exe"),  # right-to-left override
+        ("a\u2066b\u2069.txt", "a\\u2066b\\u2069.txt"),  # isolates
+        ("line\u2028break.txt", "line\\u2028break.txt"),
+        ("zero\u200bwidth.txt", "zero\\u200bwidth.txt"),
+    ],
+)
+def test_bidi_and_other_invisible_characters_are_escaped(
+    tmp_path: Path, name: str, shown: str
+) -> None:
+    # Hole: U+202E stayed in glob results sent to the model, turning the name around on screen.
+    (tmp_path / name).write_text("x\n")
+    assert glob(tmp_path, "**") == shown
+
+
+@pytest.fixture
+def known_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    key = "sk-test-RED0123456789abcdefTEAM"
+    monkeypatch.setattr(redaction, "_KNOWN", set())
+    redaction.remember_secrets([key])
+    return key
+
+
+def test_a_name_holding_a_known_key_is_listed_and_matched_without_it(
+    tmp_path: Path, known_key: str
+) -> None:
+    make_tree(tmp_path, [f"notes/{known_key}.txt", "notes/plain.txt"])
+    assert glob(tmp_path, "notes/*") == "notes/plain.txt\nnotes/[redacted].txt"  # sorted as named
+    # Matched as shown: a pattern spelling the key's next character tells nothing.
+    assert glob(tmp_path, "notes/sk-test-R*").startswith("no files match")
+    assert glob(tmp_path, "**/sk-test-*").startswith("no files match")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
-import re
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from course_agent.protocol import ToolCall, ToolContext, ToolError
 from course_agent.registry import default_registry
+from course_agent.safety import redaction
 from course_agent.tools import grep_files
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
+from course_agent.tools.guards import ripgrep, search
 
 pytestmark = pytest.mark.skipif(find_rg() is None, reason="ripgrep is not installed")
 
@@ -252,10 +256,14 @@ def test_ignored_files_are_not_searched(ignoring: Path, glob: str | None, paths:
         assert content.startswith("no matches for hit")
 
 
-def test_no_match_says_what_the_ignore_files_hid(ignoring: Path) -> None:
-    assert grep(ignoring, "miss") == (
-        "no matches for miss\n(not searched: 3 paths hidden by .gitignore)"
+def test_no_match_says_where_ignore_files_hid_matches(ignoring: Path) -> None:
+    # Told by the one counting pass: rg reads no ignore file, so it counts the hidden files'
+    # matches too, and the rules then leave them out. No walk after rg.
+    assert grep(ignoring, "hit", glob="build/**") == (
+        "no matches for hit in files matching build/**\n"
+        "(not shown: 1 matching file hidden by .gitignore)"
     )
+    assert grep(ignoring, "miss") == "no matches for miss"  # nothing hidden holds it either
 
 
 def test_a_recount_of_one_folder_keeps_the_ignore_files_above_it(tmp_path: Path) -> None:
@@ -273,27 +281,13 @@ def test_past_the_count_budget_the_count_is_a_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_tree(tmp_path, {"a.txt": "hit\n" * 500, "b.txt": "hit\n" * 500})
-    monkeypatch.setattr(grep_files, "COUNT_BUDGET", 100)
+    monkeypatch.setattr(ripgrep, "COUNT_BUDGET", 100)
+    monkeypatch.setattr(search, "COUNT_BUDGET", 100)
     result = run_grep(GrepArgs(pattern="hit", limit=5), ToolContext(tmp_path))
     assert result.content.split("\n")[:5] == [f"a.txt:{n}:hit" for n in range(1, 6)]
     assert result.content.split("\n")[5] == (
-        "(at least 96 more matches withheld: counting stopped past 100 matches; "
+        "(at least 197 more matches withheld: counting stopped past 100 matches in one file; "
         "narrow with glob or a stricter pattern)"
-    )
-    assert result.meta["exact"] is False and result.meta["stopped"] is False
-
-
-def test_past_the_count_time_the_count_is_a_bound(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    make_tree(tmp_path, {"a.txt": "hit\n" * 500})
-    monkeypatch.setattr(grep_files, "COUNT_TIME_S", 0.0)
-    result = run_grep(GrepArgs(pattern="hit", limit=5), ToolContext(tmp_path))
-    # rg may print its one count before the timer kills it: a bound either way, said as one.
-    assert re.fullmatch(
-        r"\((at least 495 more matches|more matches may be) withheld: counting ran out of "
-        r"time; narrow with glob or a stricter pattern\)",
-        result.content.split("\n")[5],
     )
     assert result.meta["exact"] is False and result.meta["stopped"] is False
 
@@ -303,11 +297,21 @@ def test_past_the_count_time_the_count_is_a_bound(
 KEY = "sk-proj-" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" * 3  # 116 characters
 
 
+@pytest.fixture
+def known_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """KEY is a key this process read (as settings register one), for this test only."""
+    monkeypatch.setattr(redaction, "_KNOWN", set())
+    redaction.remember_secrets([KEY])
+    return KEY
+
+
 def grep_with_key(root: Path, pattern: str) -> str:
-    return run_grep(GrepArgs(pattern=pattern), ToolContext(root, (KEY,))).content
+    return run_grep(GrepArgs(pattern=pattern), ToolContext(root)).content
 
 
-def test_a_key_across_the_120_character_cut_leaves_no_prefix(tmp_path: Path) -> None:
+def test_a_key_across_the_120_character_cut_leaves_no_prefix(
+    tmp_path: Path, known_key: str
+) -> None:
     # Cut first, the excerpt ended in "sk-proj-ABCDEFG…", which no later redaction recognises.
     make_tree(tmp_path, {"conf.py": "token = '" + "x" * 100 + KEY + "'\n"})
     line = grep_with_key(tmp_path, "token")
@@ -317,19 +321,154 @@ def test_a_key_across_the_120_character_cut_leaves_no_prefix(tmp_path: Path) -> 
     assert line.startswith("conf.py:1:token = '" + "x" * 100 + "[redacted]x") and "sk-p" not in line
 
 
-def test_a_key_across_ripgreps_500_byte_preview_leaves_no_prefix(tmp_path: Path) -> None:
-    # Four whole keys, then the fifth cut by ripgrep at byte 500: redacted, the line is short
-    # enough to show whole, and the fifth key's first 25 characters would show with it.
+def test_a_key_across_ripgreps_500_byte_preview_leaves_no_prefix(
+    tmp_path: Path, known_key: str
+) -> None:
+    # Four whole keys, then the fifth cut by ripgrep at byte 500: once the line was shown
+    # redacted, its fifth key's first 25 characters showed with it. A file holding a key is now
+    # searched redacted, before any preview is cut: the line is short, shown whole.
     make_tree(tmp_path, {"keys.txt": "needle " + f"{KEY} " * 5 + "\n"})
     line = grep_with_key(tmp_path, "needle")
-    assert line == "keys.txt:1:needle " + "[redacted] " * 4 + "[redacted]…"
+    assert line == "keys.txt:1:needle " + "[redacted] " * 5
 
 
-def test_ripgreps_complaint_quoting_a_key_keeps_no_part_of_it(tmp_path: Path) -> None:
+def test_ripgreps_complaint_quoting_a_key_keeps_no_part_of_it(
+    tmp_path: Path, known_key: str
+) -> None:
     # rg quotes a pattern it cannot parse; its complaint is cut at 400 characters.
     registry = default_registry()
     pattern = "(" + "x" * 340 + KEY
     call = ToolCall("1", "grep", json.dumps({"pattern": pattern}))
-    result = registry.execute(call, ToolContext(tmp_path, (KEY,)))
+    result = registry.execute(call, ToolContext(tmp_path))
     assert result.ok is False and "regex parse error" in result.content
     assert "sk-p" not in result.content
+
+
+# -- holes: an oracle on keys, ignore files that blind or hang, a folder swapped mid-search --------
+
+ORACLE_KEY = "sk-test-" + "q7Rm2ZxK9pLw4Vn8Bt3Yc6Hd"
+
+
+@pytest.fixture
+def bashrc(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setattr(redaction, "_KNOWN", set())
+    redaction.remember_secrets([ORACLE_KEY])
+    make_tree(tmp_path, {".bashrc": f"alias ll='ls -l'\nexport OPENAI_API_KEY={ORACLE_KEY}\n"})
+    return tmp_path
+
+
+def guess_next(root: Path, known: str) -> str | None:
+    """The attack: one call per candidate character, the one that matches is the next one."""
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    for char in alphabet:
+        result = run_grep(GrepArgs(pattern=f"OPENAI_API_KEY={known}{char}"), ToolContext(root))
+        if result.meta["matches"] or not result.content.startswith("no matches"):
+            return char
+    return None
+
+
+def test_grep_is_no_oracle_on_a_known_key(bashrc: Path) -> None:
+    # Hole 1: every line shown was redacted, but whether a call matched told one bit: 138 calls
+    # recovered the whole key. A file holding a key is now matched in its redacted form.
+    assert guess_next(bashrc, "sk-test-") is None
+    assert guess_next(bashrc, "") is None  # not even the vendor prefix
+    for pattern in [f"KEY=sk-test-.{{{n}}}[a-m]" for n in range(3)] + ["q7Rm", "sk-test"]:
+        result = run_grep(GrepArgs(pattern=pattern), ToolContext(bashrc))
+        assert result.content.startswith("no matches") and result.meta["matches"] == 0
+    # The line itself is still found, redacted, and counted alike with its neighbours.
+    result = run_grep(GrepArgs(pattern="OPENAI_API_KEY|alias", limit=1), ToolContext(bashrc))
+    assert result.content == (
+        ".bashrc:1:alias ll='ls -l'\n"
+        "(1 more matches withheld; narrow with glob or a stricter pattern)"
+    )
+    shown = run_grep(GrepArgs(pattern=r"KEY=\[redacted\]"), ToolContext(bashrc)).content
+    assert shown == ".bashrc:2:export OPENAI_API_KEY=[redacted]"
+
+
+def test_a_key_split_over_two_lines_is_not_cut(bashrc: Path) -> None:
+    # Decided: not handled. A real file holds a key on one line (a PEM block is a key file,
+    # never searched); cutting halves would cut every line that starts like a key's end.
+    make_tree(bashrc, {"split.txt": f"{ORACLE_KEY[:14]}\n{ORACLE_KEY[14:]}\n"})
+    assert run_grep(GrepArgs(pattern="^sk-test-"), ToolContext(bashrc)).meta["matches"] == 1
+
+
+def test_an_ignore_file_symlinked_to_dev_zero_does_not_blind_grep(tmp_path: Path) -> None:
+    # Hole 8: rg read /dev/zero as .gitignore until its memory cap, then "no matches".
+    make_tree(tmp_path, {"src/a.py": "needle\n"})
+    (tmp_path / ".gitignore").symlink_to("/dev/zero")
+    (tmp_path / "src" / ".ignore").symlink_to("/dev/zero")
+    result = run_grep(GrepArgs(pattern="needle"), ToolContext(tmp_path))
+    assert result.content == "src/a.py:1:needle"
+
+
+def test_an_ignore_file_symlinked_outside_is_not_applied(tmp_path: Path) -> None:
+    root = make_tree(tmp_path / "root", {"a.py": "needle\n", "b.txt": "needle\n"})
+    make_tree(tmp_path, {"outside/rules": "*.py\n"})
+    (root / ".gitignore").symlink_to(tmp_path / "outside" / "rules")
+    assert grep(root, "needle") == "a.py:1:needle\nb.txt:1:needle"
+
+
+@pytest.mark.timeout(30)
+def test_a_fifo_ignore_file_does_not_hold_grep(tmp_path: Path) -> None:
+    # Hole 7: rg opened a FIFO .rgignore and waited its whole 10 s budget, every call.
+    make_tree(tmp_path, {"a.py": "needle\n"})
+    os.mkfifo(tmp_path / ".rgignore")
+    result = run_grep(GrepArgs(pattern="needle"), ToolContext(tmp_path))
+    assert result.content == "a.py:1:needle" and result.meta["stopped"] is False
+
+
+SWAPPER = """
+import os, sys
+root = sys.argv[1]
+sub, real, out = os.path.join(root, "sub"), os.path.join(root, "sub.real"), sys.argv[2]
+print("ready", flush=True)
+while True:
+    os.rename(sub, real)
+    os.symlink(out, sub)
+    os.unlink(sub)
+    os.rename(real, sub)
+"""
+
+
+@pytest.mark.timeout(300)
+def test_a_folder_swapped_in_a_loop_never_shows_a_line_from_outside(tmp_path: Path) -> None:
+    # Hole 4: a folder swapped for a symlink to ../outside while rg walked: 5 to 11 of 400
+    # calls showed the outside file's line. Lines are now read through descriptors checked
+    # inside the root.
+    root = make_tree(tmp_path / "root", {f"sub/f{n}.txt": "needle inside\n" for n in range(200)})
+    make_tree(tmp_path, {f"outside/f{n}.txt": "needle OUTSIDE-SECRET\n" for n in range(200)})
+    swapper = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(root), str(tmp_path / "outside")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    outcomes: list[str] = []
+    try:
+        assert swapper.stdout is not None and swapper.stdout.readline() == "ready\n"
+        for _ in range(400):
+            outcomes.append(grep(root, "needle"))
+        assert swapper.poll() is None  # it swapped all along
+    finally:
+        swapper.kill()
+        swapper.wait()
+    assert not [text for text in outcomes if "OUTSIDE-SECRET" in text]
+    assert any("needle inside" in text for text in outcomes)
+
+
+def test_a_folder_swapped_between_the_count_and_the_page_shows_nothing_from_outside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same race made certain: the folder becomes a symlink leading out after rg counted.
+    root = make_tree(tmp_path / "root", {"sub/f.txt": "needle inside\n", "top.txt": "needle\n"})
+    make_tree(tmp_path, {"outside/f.txt": "needle OUTSIDE-SECRET\n"})
+    page = search._page
+
+    def swap_then_page(*args: object, **kwargs: object) -> object:
+        os.rename(root / "sub", root / "sub.real")
+        (root / "sub").symlink_to(tmp_path / "outside")
+        return page(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search, "_page", swap_then_page)
+    content = grep(root, "needle")
+    assert "OUTSIDE" not in content
+    assert content.startswith("top.txt:1:needle")

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext
-from course_agent.tools import grep_files as grep_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
 from course_agent.tools.guards import ignore as ignore_module
+from course_agent.tools.guards import search as search_module
 from course_agent.tools.guards.ignore import MAX_IGNORE_FILE, IgnoreFile
 from course_agent.tools.guards.keyfiles import is_key_file
 from course_agent.tools.guards.walk import SKIP_DIRS, Visibility, Walk
@@ -257,7 +257,7 @@ def test_grep_whose_ignore_files_take_the_time_left_stops(
     # rg has time left; reading the ignore files of sub/ to check what it found has none.
     make_tree(tmp_path, {"sub/.gitignore": "x\n", "sub/a.py": "hit\n"})
     spent = lambda root, deadline=None: Visibility(root, deadline=0.0)  # noqa: E731
-    monkeypatch.setattr(grep_module, "Visibility", spent)
+    monkeypatch.setattr(search_module, "Visibility", spent)
     result = run_grep(GrepArgs(pattern="hit", glob="*.py"), ToolContext(tmp_path))
     assert result.meta["stopped"] is True and "search stopped after 10 s" in result.content
 

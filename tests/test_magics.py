@@ -262,6 +262,7 @@ def test_the_cli_and_the_magic_declare_the_same_model_options():
         "record",
         "replay",
         "inject",
+        "deadline",
     }
     line = "--mock --provider anthropic --model m --base-url http://u --root r --max-turns 2"
     words = [*line.split(), "--record", "a", "--replay", "b", "--inject", "bad_args"]
@@ -566,3 +567,25 @@ def test_in_jupyterlab_each_card_is_one_live_display_updated_in_place(tmp_path, 
     (table,) = [m["content"] for m in demo if m["msg_type"] == "display_data"]
     assert {WIDGET_VIEW, "text/html", "text/plain"} == set(table["data"])
     assert "<table" in table["data"]["text/html"] and table["metadata"] == SAVE_STATIC
+
+
+# -- hole 7: a cell's run has a deadline too -------------------------------------------------------
+
+
+def test_a_cell_stops_at_its_deadline_in_one_line_and_the_chat_goes_on(shell):
+    # Paced at 0.3 s a word, the offline answer takes many seconds: the deadline comes first.
+    captured, error = run(shell, "%%agent --mock --pace 0.3 --deadline 0.5\nWhy is it red?")
+    assert error is None
+    stop = [line for line in captured.stderr.splitlines() if line.startswith("! ")]
+    assert stop == [
+        "! stopped: the run took more than 0.5 s (--deadline, or COURSE_AGENT_RUN_DEADLINE); "
+        "ask again to go on from here"
+    ]
+    captured, error = run(shell, "%%agent --mock --pace 0 --deadline 60\nWhy is it red?")
+    assert error is None and "(continuing:" in captured.stdout
+    assert "Math.floor" in captured.stdout  # the same question asked again went on and finished
+
+
+def test_a_bad_deadline_is_a_usage_error(shell):
+    _, error = run(shell, "%%agent --mock --deadline -3\nq")
+    assert isinstance(error, UsageError) and "--deadline -3.0 is not a number" in str(error)

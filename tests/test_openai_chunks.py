@@ -49,10 +49,10 @@ def test_continuation_fragment_has_only_arguments() -> None:
     ]
 
 
-def test_missing_index_becomes_none() -> None:
+def test_a_missing_index_is_given_one_at_the_wire() -> None:
     entry = {"id": "gSIMJiOkT", "function": {"name": "weather", "arguments": "{}"}}
     assert events_from_chunk(chunk({"tool_calls": [entry]})) == [
-        ToolCallDelta(index=None, id="gSIMJiOkT", name="weather", args_delta="{}")
+        ToolCallDelta(index=0, id="gSIMJiOkT", name="weather", args_delta="{}")
     ]
 
 
@@ -91,7 +91,7 @@ def test_finish_reason_comes_after_the_fragment_in_the_same_chunk() -> None:
     entry = {"id": "x", "function": {"name": "weather", "arguments": "{}"}}
     found = events_from_chunk(chunk({"content": None, "tool_calls": [entry]}, "tool_calls"))
     assert found == [
-        ToolCallDelta(index=None, id="x", name="weather", args_delta="{}"),
+        ToolCallDelta(index=0, id="x", name="weather", args_delta="{}"),
         Finish("tool_calls"),
     ]
 

@@ -432,7 +432,7 @@ def test_choose_hands_http_model_the_openai_wire_and_both_timeouts(tmp_path: Pat
     model = choose(env=env, root=tmp_path).model
     assert isinstance(model, HttpModel) and model.wire is OPENAI
     assert (model.base_url, model.model) == ("http://gw/v1", "gpt-4o-mini")
-    assert (model.timeout, model.request_timeout) == (7, 600)
+    assert (model.timeout, model.request_timeout) == (7, 300)
     env["COURSE_AGENT_REQUEST_TIMEOUT"] = "30"
     assert choose(env=env, root=tmp_path).model.request_timeout == 30
 

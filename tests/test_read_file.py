@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from course_agent.protocol import ToolContext, ToolError
+from course_agent.safety import redaction
 from course_agent.tools import read_file as module
 from course_agent.tools.guards import textfile
 from course_agent.tools.read_file import ReadFileArgs, run_read_file
@@ -326,6 +327,7 @@ def test_a_file_appended_to_while_it_is_read_ends(
                 log.write(b"more\n" * 13_107)  # 64 KB
                 written += 65535
 
+    monkeypatch.setattr(textfile, "TIME_BUDGET_S", 60.0)  # 1-byte chunks: slow on purpose
     writer = threading.Thread(target=append)
     writer.start()
     try:
@@ -434,20 +436,131 @@ def test_a_directory_swapped_in_a_loop_is_never_read_through(swappable: Path) ->
 KEY = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"  # 44 characters
 
 
+@pytest.fixture
+def known_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KEY is a key this process read (as settings register one), for this test only."""
+    monkeypatch.setattr(redaction, "_KNOWN", set())
+    redaction.remember_secrets([KEY])
+
+
 def read_with_key(root: Path, path: str) -> str:
-    return run_read_file(ReadFileArgs(path=path), ToolContext(root, (KEY,))).content
+    return run_read_file(ReadFileArgs(path=path), ToolContext(root)).content
 
 
-def test_a_key_across_the_500_character_cut_leaves_no_prefix(tmp_path: Path) -> None:
+def test_a_key_across_the_500_character_cut_leaves_no_prefix(
+    tmp_path: Path, known_key: None
+) -> None:
     write(tmp_path, "a.txt", "k = '" + "x" * 480 + KEY + "'\n")
     line = read_with_key(tmp_path, "a.txt").split("\n")[1]
     assert line == "1  k = '" + "x" * 480 + "[redacted]'"
 
 
-def test_a_key_cut_where_the_line_stopped_being_kept_leaves_no_prefix(tmp_path: Path) -> None:
-    # A line's first 500 characters and one key's length more are kept: twelve keys fill 540,
-    # and the thirteenth starts there, so only its first 5 characters were kept. Redacted, the
-    # line is short, and those characters would show.
+def test_a_key_cut_where_the_line_stopped_being_kept_leaves_no_prefix(
+    tmp_path: Path, known_key: None
+) -> None:
+    # A line's first 500 characters and the longest spelling of a key more are kept, so the last
+    # key kept may be cut part-way. Redacted, the line is short, and that part would show.
     write(tmp_path, "a.txt", f"{KEY} " * 20 + "\n")
     line = read_with_key(tmp_path, "a.txt").split("\n")[1]
-    assert line == "1  " + "[redacted] " * 12 + "[redacted]… [line cut at 500 of 900 characters]"
+    kept = line.removeprefix("1  ").removesuffix("[redacted]… [line cut at 500 of 900 characters]")
+    assert kept and set(kept.split(" ")) == {"[redacted]", ""}  # whole keys only, then the cut
+
+
+# -- a large file: the first page without counting the whole file; every call within its budget --
+
+
+def bytes_read_by(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that each read of a page adds its byte count to (textfile's `_bounded` reads)."""
+    seen: list[int] = []
+    bounded = textfile._bounded
+
+    def counting(file, size):  # type: ignore[no-untyped-def]
+        read = bounded(file, size)
+
+        def counted(n: int) -> bytes:
+            data = read(n)
+            seen.append(len(data))
+            return data
+
+        return counted
+
+    monkeypatch.setattr(textfile, "_bounded", counting)
+    return seen
+
+
+def test_the_first_page_of_a_large_file_does_not_count_it_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 12 MB of 12-byte lines: the old reader counted all 1,000,000 lines before answering.
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"".join(b"row %07d\n" % n for n in range(1, 1_000_001)))
+    seen = bytes_read_by(monkeypatch)
+    lines = read(tmp_path, "big.txt", limit=3).split("\n")
+    assert sum(seen) <= textfile.CHUNK  # the chunk the page ends in, not 12 MB
+    assert lines[0] == "big.txt (lines 1-3 of at least 87,381; the file is 12.0 MB)"
+    assert lines[1:] == [
+        "1  row 0000001",
+        "2  row 0000002",
+        "3  row 0000003",
+        "(more lines remain; read on with offset=4)",
+    ]
+
+
+def test_a_small_file_is_still_counted_exactly(tmp_path: Path) -> None:
+    write(tmp_path, "mid.txt", "".join(f"{n}\n" for n in range(300_000)))  # 1.9 MB
+    assert read(tmp_path, "mid.txt", limit=1).split("\n")[0] == "mid.txt (lines 1-1 of 300000)"
+
+
+def test_a_page_deep_in_a_large_file_is_exact_once_a_page_reached_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(textfile, "INDEXES", textfile.IndexCache(64))
+    monkeypatch.setattr(textfile, "SETTLED_NS", 0)
+    write(tmp_path, "big.txt", "".join(f"row {n}\n" for n in range(1, 700_001)))  # 6.6 MB
+    last = read(tmp_path, "big.txt", offset=700_000).split("\n")
+    assert last[:2] == ["big.txt (lines 700000-700000 of 700000)", "700000  row 700000"]
+    # The end was reached: the first page now knows the total, from the remembered index.
+    assert read(tmp_path, "big.txt", limit=1).split("\n")[0] == "big.txt (lines 1-1 of 700000)"
+
+
+@pytest.mark.timeout(60)
+def test_a_100_gb_sparse_file_is_answered_within_the_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Hole: the whole file was counted first (82 s for 10 GB). Text first, so it is not binary,
+    # then 100 GB of zeros (a hole in the file: no disk used), one endless line.
+    path = tmp_path / "sparse.log"
+    path.write_bytes(b"start\n" * 2000)
+    try:
+        os.truncate(path, 100 * 10**9)
+    except OSError:
+        pytest.skip("this file system cannot hold a 100 GB sparse file")
+    monkeypatch.setattr(textfile, "INDEXES", textfile.IndexCache(64))
+    seen = bytes_read_by(monkeypatch)
+    first = read(tmp_path, "sparse.log", limit=2).split("\n")
+    assert first[0] == "sparse.log (lines 1-2 of at least 2,000; the file is 100.0 GB)"
+    assert sum(seen) <= textfile.CHUNK
+    last = read(tmp_path, "sparse.log", offset=2001).split("\n")
+    # The 100 GB line: what was read of it within the budget, cut, and said to be a lower bound.
+    assert last[0].startswith("sparse.log (lines 2001-2001 of at least 2,001; the file is 100.0")
+    assert last[0].endswith(f"; reading stopped after {textfile.TIME_BUDGET_S:g} s)")
+    assert re.fullmatch(
+        r"2001  \x00{500}… \[line cut at 500 of at least [\d,]+ characters\]", last[1]
+    )
+    assert sum(seen) < 50 * 10**9  # bounded by the time budget, far from the file's size
+    beyond = read(tmp_path, "sparse.log", offset=2002)
+    assert beyond.startswith("sparse.log (100.0 GB): line 2,002 was not reached within")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")
+def test_a_file_whose_size_says_zero_is_read_bounded() -> None:
+    # Hole: /proc/self/status has size 0 and read as "(empty file)".
+    assert os.stat("/proc/self/status").st_size == 0
+    lines = read(Path("/proc"), "self/status").split("\n")
+    assert re.fullmatch(r"\d+/status \(lines 1-\d+ of \d+\)", lines[0])
+    assert lines[1].split()[1:2] == ["Name:"]
+
+
+def test_a_truly_empty_file_is_still_empty(tmp_path: Path) -> None:
+    write(tmp_path, "empty.txt", "")
+    assert read(tmp_path, "empty.txt") == "empty.txt (empty file)"

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from gateway import Gateway, Received, Reply, sse_reply
 from IPython.utils.capture import capture_output
 from scripted_gateway import ScriptedGateway
 
@@ -154,3 +155,37 @@ def test_the_committed_session_holds_model_output_and_no_key():
     assert "sk-" not in text and "Bearer" not in text
     # What the model said is there; what read_file found (the whole of calc.js) is not.
     assert "rounds " in text and "export function add" not in text
+
+
+# -- hole 3: a key split over two stream lines is recorded whole, as [redacted] -----------------
+
+
+def key_in_two_lines(received: Received) -> Reply:
+    """A gateway that echoes the key as a call's arguments, half in one line, half in the next."""
+    if any(m["role"] == "tool" for m in received.body["messages"]):
+        answer = {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}
+        return sse_reply(f"data: {json.dumps(answer)}\n\n", "data: [DONE]\n\n")
+    pieces = ['{"pattern": "' + KEY[:14], KEY[14:] + '"}']
+    lines = [
+        {"index": 0, "id": "call_1", "function": {"name": "glob", "arguments": pieces[0]}},
+        {"index": 0, "function": {"arguments": pieces[1]}},
+    ]
+    chunks = [{"choices": [{"index": 0, "delta": {"tool_calls": [line]}}]} for line in lines]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    return sse_reply(*(f"data: {json.dumps(c)}\n\n" for c in chunks), "data: [DONE]\n\n")
+
+
+def test_a_key_split_over_two_stream_lines_is_never_recorded_nor_replayed(cli, tmp_path):
+    root, recording = build_sandbox(tmp_path), tmp_path / "session.jsonl"
+    with Gateway(key_in_two_lines) as gateway:
+        args = ["--root", str(root), "q"]
+        live = cli("--base-url", gateway.url, "--record", str(recording), *args,
+                   env={"OPENAI_API_KEY": KEY})  # fmt: skip
+    assert live.returncode == 0, live.stdout + live.stderr
+    saved = recording.read_text()
+    assert KEY[:14] not in saved and KEY[14:] not in saved and "[redacted]" in saved
+
+    replayed = cli("--replay", str(recording), *args)  # no key set: nothing left to cut
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert KEY[:14] not in replayed.stdout and KEY[14:] not in replayed.stdout
+    assert '> glob({"pattern": "[redacted]"})' in replayed.stdout.splitlines()

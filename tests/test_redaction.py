@@ -4,10 +4,17 @@ import itertools
 import json
 from urllib.parse import quote, quote_plus
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from course_agent.safety.redaction import REDACTED, StreamRedactor, redact, redact_cut
+from course_agent.safety.redaction import (
+    PREFIX_CHARS,
+    REDACTED,
+    StreamRedactor,
+    redact,
+    redact_cut,
+)
 
 
 def test_short_key_is_cut_even_inside_a_word() -> None:
@@ -66,9 +73,9 @@ def test_a_cut_through_a_key_leaves_none_of_it() -> None:
 
 def test_a_text_cut_before_it_arrived_loses_the_start_of_a_key_at_its_end() -> None:
     # ripgrep's 500-byte preview or read_file's kept head: the cut happened upstream.
-    head = "k = " + KEY[:20]
+    head = "k = " + KEY[:12]
     assert cut(head, 500, [KEY], was_cut=True) == "k = " + REDACTED
-    assert cut(head, 500, [KEY]) == head  # not cut: the text simply ends so
+    assert cut(head, 500, [KEY]) == head  # not cut: the text simply ends so, and 12 is no leak
 
 
 def test_whole_keys_before_the_cut_are_redacted_and_the_rest_kept() -> None:
@@ -146,3 +153,44 @@ def test_remembered_secrets_are_known_longest_first_and_empty_ones_ignored():
     finally:
         redaction._KNOWN.clear()
         redaction._KNOWN.update(before)
+
+
+# -- hole 9: the other spellings a real leak takes ----------------------------------------------
+
+LEAKY = "sk-test-Hole9Spelling-0123456789abcdef"
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        LEAKY.upper(),  # a shell's ${KEY^^}, a log that upper-cases
+        LEAKY.lower(),
+        LEAKY.encode().hex(),  # xxd -p, a hex dump
+        LEAKY.encode().hex().upper(),
+        LEAKY[::-1],  # rev
+        LEAKY.replace("-", "&#45;"),  # HTML character references: sk&#45;test-...
+        LEAKY.replace("-", "&#x2d;"),
+        "".join(f"&#{ord(ch)};" for ch in LEAKY),
+        LEAKY[:30],  # a 30-character prefix
+        LEAKY[:PREFIX_CHARS],
+    ],
+)
+def test_other_spellings_of_a_key_are_cut(spelled: str) -> None:
+    assert redact(f"before {spelled} after", [LEAKY]) == f"before {REDACTED} after"
+
+
+def test_a_prefix_shorter_than_the_threshold_and_short_values_stay() -> None:
+    short = LEAKY[: PREFIX_CHARS - 1]
+    assert redact(f"x {short} y", [LEAKY]) == f"x {short} y"
+    # "password1" is not key-shaped: its upper case and its reverse are ordinary text.
+    assert redact("PASSWORD1 1drowssap password1", ["password1"]) == (
+        f"PASSWORD1 1drowssap {REDACTED}"
+    )
+
+
+def test_a_streamed_prefix_is_held_until_the_stream_says_more() -> None:
+    stream = StreamRedactor([LEAKY])
+    shown = stream.feed("k=" + LEAKY[:25]) + stream.feed(LEAKY[25:] + " done") + stream.flush()
+    assert shown == f"k={REDACTED} done"
+    stream = StreamRedactor([LEAKY])
+    assert stream.feed("k=" + LEAKY[:25]) + stream.flush() == f"k={REDACTED}"

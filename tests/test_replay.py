@@ -1,7 +1,7 @@
 import io
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -152,9 +152,7 @@ def test_another_wire_format_brings_its_own_parser(gateway: Gateway, tmp_path: P
     recording = tmp_path / "session.jsonl"
     record_session(gateway, recording)
 
-    def first_line(
-        lines: Iterable[str], gateway_url: str, secrets: Sequence[str]
-    ) -> Iterator[ModelEvent]:
+    def first_line(lines: Iterable[str], gateway_url: str) -> Iterator[ModelEvent]:
         yield TextDelta(f"{gateway_url} {next(iter(lines))[:5]}")
 
     replay = ReplayModel(recording, replace(OPENAI, parse=first_line))

@@ -4,6 +4,7 @@ answer in tests/wrong_implementations.py fails its own check with a line that na
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from stripped_answers import judged
 from wrong_implementations import ALTERNATIVES, BEYOND_THE_LAB, CHEATS, RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
+from course_agent.providers.call_slots import CallSlots
 from course_agent.selftest.lab import SEED, Check, SelftestReport, run_selftest
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
@@ -331,12 +333,15 @@ def drain(accumulator: type, deltas: list[ToolCallDelta]) -> list[Any]:
 
 
 def test_a_missing_index_is_beyond_the_lab_so_the_self_test_does_not_ask_for_it() -> None:
-    # The package keeps the two calls apart; the wrong answer merges them, and so does the lab's
-    # own solution, which the lab tells to expect an index on every fragment. When exercise 1
-    # asks for a missing index, this test fails and the self-test can add the case.
+    # The package keeps the two calls apart (its wire parser gives each fragment an index, and the
+    # accumulator merges by index); the wrong answer merges them, and so does the lab's own
+    # solution, which the lab tells to expect an index on every fragment. When exercise 1 asks
+    # for a missing index, this test fails and the self-test can add the case.
     ((_, source),) = BEYOND_THE_LAB.values()
     wrong, solution = lab_namespace(exercise_1=source), lab_namespace()
-    package = drain(ToolCallAccumulator, mistral_parallel_call())
+    slots = CallSlots()
+    placed = [replace(d, index=slots.place(d.index, d.id)) for d in mistral_parallel_call()]
+    package = drain(ToolCallAccumulator, placed)
     assert [c.id for c in package] == ["gSIMJiOkT", "hTJNKjPlU"]
     assert len(drain(wrong["ToolCallAccumulator"], mistral_parallel_call())) == 1
     assert len(drain(solution["ToolCallAccumulator"], mistral_parallel_call())) == 1

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from course_agent.app.settings import DEFAULT_BASE_URL, add_model_options, choose
-from course_agent.protocol import GatewayError
+from course_agent.protocol import GatewayError, ToolContext
+from course_agent.safety import redaction
 
 KEY = "sk-test-SETTINGS-0123456789-never-shown"
 FILE_KEY = "sk-test-FROM-DOTENV-0123456789"
@@ -124,12 +125,23 @@ def test_a_dotenv_gateway_url_with_controls_or_credentials_is_refused_in_one_lin
     assert "hunter2pass" not in message and FILE_KEY not in message
 
 
-def test_a_placeholder_key_too_short_to_be_secret_is_not_cut_from_results(tmp_path):
+@pytest.fixture
+def remembered():
+    """The keys settings remember during the test (and the registry as it was, after)."""
+    before = set(redaction._KNOWN)
+    redaction._KNOWN.clear()
+    yield redaction._KNOWN
+    redaction._KNOWN.clear()
+    redaction._KNOWN.update(before)
+
+
+def test_a_placeholder_key_too_short_to_be_secret_is_not_cut_from_results(tmp_path, remembered):
     # A repository's .env can set ANTHROPIC_API_KEY=e; cutting every "e" out of every file the
     # tools read would wreck the run. Local gateways' placeholders ("EMPTY", "x") are no secret.
-    env = {"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": "e"}
-    assert choose(env=env, root=tmp_path).tool_context().secrets == (KEY,)
-    assert choose(env={"OPENAI_API_KEY": "EMPTY"}, root=tmp_path).tool_context().secrets == ()
+    choose(env={"OPENAI_API_KEY": KEY, "ANTHROPIC_API_KEY": "e"}, root=tmp_path)
+    assert remembered == {KEY}
+    choose(env={"OPENAI_API_KEY": "EMPTY"}, root=tmp_path)
+    assert remembered == {KEY}
 
 
 # -- no key: one line, not a silent offline run ---------------------------------------------------
@@ -162,17 +174,16 @@ def test_offline_with_only_an_anthropic_key_speaks_the_anthropic_wire_as_before(
     assert repr(setup.model) == "ScriptedModel(inject=None, wire='anthropic')"
 
 
-# -- the keys reach the tools' context, and nothing else -----------------------------------------
+# -- the keys are remembered for every edge to cut, and shown nowhere ---------------------------
 
 
-def test_every_configured_key_is_handed_to_the_tools_context(tmp_path):
+def test_every_configured_key_is_remembered_even_offline(tmp_path, remembered):
     env = {"OPENAI_API_KEY": f" {KEY} ", "ANTHROPIC_API_KEY": FILE_KEY}
     for setup in [choose(env=env, root=tmp_path), choose(mock=True, env=env, root=tmp_path)]:
         context = setup.tool_context()
-        assert context.root == tmp_path
-        assert set(context.secrets) == {KEY, FILE_KEY}
+        assert context == ToolContext(tmp_path)
+        assert remembered == {KEY, FILE_KEY}
         assert KEY not in repr(setup) + repr(context)
-    assert choose(mock=True, env={}, root=tmp_path).tool_context().secrets == ()
 
 
 # -- one declaration of the model options ---------------------------------------------------------
@@ -192,6 +203,7 @@ def test_add_model_options_declares_every_model_option_with_true_help():
         "record",
         "replay",
         "inject",
+        "deadline",
     }
     assert "ANTHROPIC_BASE_URL" in declared["base_url"].help
     assert "no OPENAI_API_KEY" not in parser.format_help()

@@ -138,26 +138,24 @@ def test_every_line_printed_from_outside_is_escaped():
     )
 
 
-def test_secrets_are_cut_from_every_line_printed():
-    secret = "hunter2pass"
-    call = ToolCall("call_1", "read_file", f'{{"path":"{secret}"}}')
-    events = [
-        TextDelta(f"the password is {secret}\n"),
-        ToolStarted(call),
-        ToolFinished(call, ToolResult(f"{secret} inside")),
-        AgentStopped("error", f"gateway http://bob:{secret}@gw/v1 answered 500"),
-    ]
+@pytest.mark.parametrize(
+    ("char", "shown"),
+    [
+        ("\u2028", "\\u2028"),  # LINE SEPARATOR: some terminals and editors break the line here
+        ("\u2029", "\\u2029"),  # PARAGRAPH SEPARATOR
+        ("\x85", "\\x85"),  # NEXT LINE (C1)
+        ("\u200e", "\\u200e"),  # LEFT-TO-RIGHT MARK
+        ("\u200f", "\\u200f"),  # RIGHT-TO-LEFT MARK
+        ("\u061c", "\\u061c"),  # ARABIC LETTER MARK
+        ("\u202e", "\\u202e"),  # RIGHT-TO-LEFT OVERRIDE
+    ],
+)
+def test_line_separators_and_bidi_marks_are_escaped(char, shown):
+    # Hole 10: the CLI printed U+2028 raw.
     out = io.StringIO()
-    print_events(events, out, secrets=(secret,))
-    assert secret not in out.getvalue() and out.getvalue().count("[redacted]") == 4
-
-
-def test_a_secret_streamed_in_two_pieces_is_cut_whole():
-    secret = "hunter2pass"
-    events = [TextDelta("it is hunt"), TextDelta("er2pass, and hunt"), TextDelta("ing goes on")]
-    out = io.StringIO()
-    print_events([*events, AgentStopped("done", "")], out, secrets=(secret,))
-    assert out.getvalue() == "it is [redacted], and hunting goes on\n"
+    print_events([TextDelta(f"a{char}b"), AgentStopped("error", f"gw{char}said")], out)
+    assert char not in out.getvalue()
+    assert out.getvalue() == f"a{shown}b\n! gw{shown}said\n"
 
 
 def test_an_interrupt_ends_the_current_line_and_goes_on_up():

@@ -8,22 +8,30 @@ Deliberately not handled: storing keys anywhere. They are read, passed on, and n
 
 from __future__ import annotations
 
-import argparse
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from course_agent.app.environment import IN_SHELL, Environment, read_environment
-from course_agent.loop import MAX_TURNS
+from course_agent.app.options import (
+    DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_MODEL,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    PROVIDERS,
+    REQUEST_TIMEOUT_VARIABLE,
+    TIMEOUT_VARIABLE,
+    add_model_options,
+    env_flag,
+    seconds_from,
+)
 from course_agent.offline.repository import build_sandbox
 from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import Model, ToolContext
 from course_agent.providers.anthropic_wire import ANTHROPIC
-from course_agent.providers.gateway.deadlines import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT
-from course_agent.providers.http import HttpModel
 from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.replay import ReplayModel
+from course_agent.safety.redaction import remember_secrets
 
 __all__ = [
     "DEFAULT_ANTHROPIC_BASE_URL",
@@ -42,12 +50,7 @@ __all__ = [
 ]
 
 DEFAULT_BASE_URL = OPENAI.default_url
-DEFAULT_MODEL = OPENAI.default_model
 DEFAULT_ANTHROPIC_BASE_URL = ANTHROPIC.default_url  # without /v1: the client adds it
-DEFAULT_ANTHROPIC_MODEL = ANTHROPIC.default_model
-PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
-TIMEOUT_VARIABLE = "COURSE_AGENT_TIMEOUT"  # seconds to wait for the gateway: connecting, or data
-REQUEST_TIMEOUT_VARIABLE = "COURSE_AGENT_REQUEST_TIMEOUT"  # seconds for one whole request
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 URL_VARIABLES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
 # Shorter keys are placeholders ("EMPTY", "x" for local gateways), not secrets: cutting every "e"
@@ -62,15 +65,9 @@ class Setup:
     notice: str  # one line for people ("" when there is nothing to say); never holds a key
     # The first line of a live run: the gateway and where its URL and key came from ("" offline).
     origin: str = ""
-    # The configured keys' values, for the tools to cut out of their results: never shown.
-    secrets: tuple[str, ...] = field(default=(), repr=False)
 
     def tool_context(self) -> ToolContext:
-        return ToolContext(self.root, secrets=self.secrets)
-
-
-def env_flag(env: Mapping[str, str], name: str) -> bool:
-    return env.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+        return ToolContext(self.root)
 
 
 def _key(env: Mapping[str, str], name: str) -> str:
@@ -116,72 +113,11 @@ def _gateway(
 def _timeout(
     env: Mapping[str, str], variable: str = TIMEOUT_VARIABLE, default: float = DEFAULT_TIMEOUT
 ) -> float:
-    """COURSE_AGENT_TIMEOUT in seconds (default 60): how long a silent gateway is waited for;
+    """COURSE_AGENT_TIMEOUT in seconds (default 30): how long a silent gateway is waited for;
     it bounds connecting, each read, and the time between data lines (keep-alives do not count).
-    With COURSE_AGENT_REQUEST_TIMEOUT (default 600): how long one whole request may take.
+    With COURSE_AGENT_REQUEST_TIMEOUT (default 300): how long one whole request may take.
     """
-    text = env.get(variable, "").strip()
-    if not text:
-        return default
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not (0 < seconds < math.inf):
-        raise ValueError(
-            f"{variable}={text!r} is not a number of seconds above 0; e.g. set it to {default:g}"
-        )
-    return seconds
-
-
-def add_model_options(parser: argparse.ArgumentParser) -> None:
-    """Declare the options that choose the model and the root, for the CLI and `%%agent` alike."""
-    parser.add_argument(
-        "--mock",
-        action="store_true",
-        help="the offline scripted model on a generated sandbox (as MOCK=1); no key needed",
-    )
-    parser.add_argument(
-        "--provider",
-        choices=PROVIDERS,
-        help="wire format: openai (any OpenAI-compatible gateway: OPENAI_API_KEY, OPENAI_BASE_URL) "
-        "or anthropic (Messages API: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); default openai, "
-        "or anthropic when only ANTHROPIC_API_KEY is set",
-    )
-    parser.add_argument(
-        "--model",
-        metavar="NAME",
-        help=f"model name (default $COURSE_AGENT_MODEL, else {DEFAULT_MODEL} or "
-        f"{DEFAULT_ANTHROPIC_MODEL})",
-    )
-    parser.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the gateway (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL, else the provider's "
-        "own API); a URL from .env is used only with a key from the same .env",
-    )
-    parser.add_argument(
-        "--root",
-        metavar="DIR",
-        help="folder the tools may read (default: the current folder; offline: a generated "
-        "sandbox)",
-    )
-    parser.add_argument(
-        "--max-turns",
-        type=int,
-        default=MAX_TURNS,
-        metavar="N",
-        help=f"stop after N model requests (default {MAX_TURNS})",
-    )
-    parser.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
-    parser.add_argument(
-        "--replay", type=Path, metavar="FILE", help="replay a --record FILE offline, no key needed"
-    )
-    parser.add_argument(
-        "--inject",
-        choices=["bad_args"],
-        help="offline: the scripted model sends bad arguments first (as INJECT=bad_args)",
-    )
+    return seconds_from(env, variable, default)
 
 
 def choose(
@@ -210,15 +146,16 @@ def choose(
     env = env if isinstance(env, Environment) else Environment(env)
     inject = inject or env.get("INJECT") or None
     working_root = Path(root).expanduser().resolve() if root is not None else None
-    # Every configured key, even offline: the tools cut them out of what they read.
+    # Every configured key, even offline: every edge (the gateway's bytes, the tools' readers)
+    # cuts them out of what comes in.
     keys = (_key(env, variable) for variable in KEY_VARIABLES.values())
-    secrets = tuple(key for key in keys if len(key) >= MIN_SECRET_CHARS)
+    remember_secrets(key for key in keys if len(key) >= MIN_SECRET_CHARS)
 
     if replay is not None:
         # A recording is read with the parser of the wire format it was recorded from.
         chosen: Model = ReplayModel(replay, ANTHROPIC if provider == "anthropic" else OPENAI)
         notice = f"replaying {replay} (offline)"
-        return Setup(chosen, working_root or build_sandbox(), notice, secrets=secrets)
+        return Setup(chosen, working_root or build_sandbox(), notice)
 
     # Only ANTHROPIC_API_KEY set: nobody means "OpenAI" by that, so use it (and say so).
     guessed = (
@@ -230,7 +167,7 @@ def choose(
     if mock or inject or env_flag(env, "MOCK"):
         sandbox = working_root or build_sandbox()
         notice = f"Offline: the scripted model on {sandbox}"
-        return Setup(ScriptedModel(inject=inject, wire=provider), sandbox, notice, secrets=secrets)
+        return Setup(ScriptedModel(inject=inject, wire=provider), sandbox, notice)
 
     variable = KEY_VARIABLES[provider]
     key = _key(env, variable)
@@ -239,6 +176,9 @@ def choose(
     default = DEFAULT_ANTHROPIC_BASE_URL if provider == "anthropic" else DEFAULT_BASE_URL
     url, origin = _gateway(provider, base_url, env, variable, default)
     working_root = working_root or Path.cwd().resolve()
+
+    # Imported here, not at the top: httpx costs 60 ms, and an offline run never needs it.
+    from course_agent.providers.http import HttpModel
 
     wire = ANTHROPIC if provider == "anthropic" else OPENAI
     chosen = HttpModel(
@@ -251,4 +191,4 @@ def choose(
         record=record,
     )
     notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
-    return Setup(chosen, working_root, notice, origin, secrets)
+    return Setup(chosen, working_root, notice, origin)

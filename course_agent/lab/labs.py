@@ -65,7 +65,11 @@ LABS = {
             ("course_agent.accumulator", "ToolCallAccumulator.push"),
             ("course_agent.accumulator", "ToolCallAccumulator.drain"),
             ("course_agent.registry", "execute_call"),
-            ("course_agent.registry", "_explain_validation"),  # exercise 2's messages
+            # execute_call's named steps and exercise 2's messages: composed, they are its answer
+            ("course_agent.registry", "find_tool"),
+            ("course_agent.registry", "parse_arguments"),
+            ("course_agent.registry", "validate_arguments"),
+            ("course_agent.registry", "_explain_validation"),
             ("course_agent.truncate", "truncate_result"),
         ),
     ),

@@ -22,8 +22,9 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from course_agent.app.guard import RunDeadline, run_guarded
+from course_agent.app.options import DEFAULT_RUN_SECONDS, RUN_DEADLINE_VARIABLE, seconds_from
 from course_agent.app.settings import Setup, add_model_options, choose
-from course_agent.loop import run_agent
 from course_agent.notebook.cards import FragmentLog, LiveCards, ToolsView, show_events
 from course_agent.notebook.cost_view import CostView
 from course_agent.notebook.fragments_demo import SOURCES, FragmentDemo
@@ -32,6 +33,7 @@ from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import GatewayError
 from course_agent.providers.replay import ReplayModel
 from course_agent.registry import default_registry
+from course_agent.render.terminal import printable
 from course_agent.selftest.lab import run_selftest
 
 __all__ = ["AgentMagics", "Conversation", "register"]
@@ -145,13 +147,22 @@ class AgentMagics(Magics):
         if isinstance(model, (ScriptedModel, ReplayModel)):  # a real gateway has its own pace
             model = paced(model, pace)
         registry, ctx = default_registry(), setup.tool_context()
-        events = run_agent(
+        try:
+            seconds = seconds_from(
+                os.environ, RUN_DEADLINE_VARIABLE, DEFAULT_RUN_SECONDS, args.deadline
+            )
+        except ValueError as exc:
+            raise UsageError(f"%%agent: {exc}") from None
+        deadline = RunDeadline(seconds)
+        deadline.bind(setup.model)  # a gateway's request ends with the run
+        events = run_guarded(
             question,
             conversation.fragments.watch(model),
             registry,
             ctx,
             messages=conversation.messages,
             max_turns=args.max_turns,
+            deadline=deadline,
         )
         # A replay runs through the same registry and root, and never touches the transcript.
         cards = LiveCards(
@@ -159,9 +170,7 @@ class AgentMagics(Magics):
         )
         try:
             with closing(events):  # closing it gives every call of a broken-off turn its result
-                show_events(
-                    events, display, sys.stdout, sys.stderr, cards if live else None, setup.secrets
-                )
+                show_events(events, display, sys.stdout, sys.stderr, cards if live else None)
         except KeyboardInterrupt:
             print("! interrupted; the conversation is kept and can go on", file=sys.stderr)
 
@@ -187,7 +196,7 @@ class AgentMagics(Magics):
             raise UsageError(f"%%agent: {exc}") from None
         for line in (setup.origin, setup.notice):  # the gateway and where it came from, first
             if line:
-                print(line)
+                print(printable(line))
         if current is not None:
             current.fragments.clear()  # kept only while their conversation lives
         self.conversation = Conversation(choice, setup)

@@ -7,7 +7,7 @@ Deliberately ignored: thinking blocks, server tools (web search), citations, and
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from course_agent.protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
@@ -46,7 +46,7 @@ def events_from_event(payload: dict[str, Any]) -> list[ModelEvent]:
     """
     kind = payload.get("type")
     if kind == "content_block_start":
-        index = index_field(payload.get("index"), "a content block's index")
+        index = _block_index(payload)
         block = object_field(payload.get("content_block"), "content_block")
         if block.get("type") == "tool_use":
             # Its "input" is always {} here: the arguments follow as input_json_delta fragments.
@@ -57,7 +57,7 @@ def events_from_event(payload: dict[str, Any]) -> list[ModelEvent]:
             return [TextDelta(text)]
         return []
     if kind == "content_block_delta":
-        index = index_field(payload.get("index"), "a content block's index")
+        index = _block_index(payload)
         delta = object_field(payload.get("delta"), "delta")
         if delta.get("type") == "text_delta" and (text := text_field(delta.get("text"), "text")):
             return [TextDelta(text)]
@@ -74,15 +74,18 @@ def events_from_event(payload: dict[str, Any]) -> list[ModelEvent]:
     return []
 
 
-def events_from_lines(
-    lines: Iterable[str], gateway: str, secrets: Sequence[str] = ()
-) -> Iterator[ModelEvent]:
+def _block_index(payload: dict[str, Any]) -> int:
+    """A content block's index; a block without one is the first (as a choice without one is)."""
+    return index_field(payload.get("index"), "a content block's index") or 0
+
+
+def events_from_lines(lines: Iterable[str], gateway: str) -> Iterator[ModelEvent]:
     """Read an Anthropic SSE body (lines as received) up to message_stop and yield its events.
 
     Raises GatewayError, naming `gateway`, for an `event: error` (overloaded, rate-limited, ...)
     sent mid-stream and a body that ends without message_stop and without any stop reason;
     errors.BrokenStream (a GatewayError) for a data line that is not a JSON object or an event of
-    the wrong shape. `secrets` are cut out of whatever the message quotes.
+    the wrong shape. The lines come redacted (gateway/redacting.py), so messages may quote them.
     """
     finished = False
     open_calls: set[int | None] = set()  # tool_use blocks started and not yet stopped
@@ -93,10 +96,10 @@ def events_from_lines(
             payload = sse.data  # kept as text: an error event may carry plain text
         # The JSON's "type" repeats the SSE event name; either one saying "error" is an error.
         if sse.event == "error" or (isinstance(payload, dict) and payload.get("type") == "error"):
-            raise GatewayError(errors.midstream(gateway, payload, secrets))
+            raise GatewayError(errors.midstream(gateway, payload))
         if not isinstance(payload, dict):
             what = "an event object"
-            raise errors.BrokenStream(errors.not_an_object(gateway, sse.data, what, secrets))
+            raise errors.BrokenStream(errors.not_an_object(gateway, sse.data, what))
         if payload.get("type") == "message_stop":
             return
         try:

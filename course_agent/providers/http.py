@@ -34,6 +34,7 @@ from course_agent.providers.gateway.limits import (
     unpacked,
     without_partial_secret,
 )
+from course_agent.providers.gateway.redacting import redacted_lines, redacted_text
 from course_agent.providers.gateway.retries import (
     FIRST_BACKOFF,
     MAX_RETRIES,
@@ -44,9 +45,13 @@ from course_agent.providers.gateway.retries import (
 from course_agent.providers.gateway.sse import TooLong, split_lines
 from course_agent.providers.replay import RecordedResponse
 from course_agent.providers.wire import WireFormat
-from course_agent.safety.redaction import redact
+from course_agent.safety.redaction import known_secrets, redact, remember_secrets
 
-__all__ = ["HttpModel"]
+__all__ = ["MIN_KEY_CHARS", "HttpModel"]
+
+# Shorter keys are placeholders ("EMPTY", "x" for local gateways), not secrets: cutting every "e"
+# out of every text because a key is "e" would wreck the run.
+MIN_KEY_CHARS = 8
 
 
 class HttpModel:
@@ -76,6 +81,7 @@ class HttpModel:
     ) -> None:
         self.wire = wire
         self._api_key = api_key  # read by `stream` for the headers, and as the secret to cut
+        remember_secrets([api_key] if len(api_key) >= MIN_KEY_CHARS else [])  # every edge cuts it
         try:
             if any(not (" " < ch <= "~") for ch in api_key):
                 raise GatewayError(errors.bad_key(wire))
@@ -90,6 +96,9 @@ class HttpModel:
         self.first_backoff = first_backoff
         self.record = record
         self._transport = transport
+        # The instant (time.monotonic) the whole run must end by, if a run set one: each request
+        # is bounded by what is left of it too (app/guard.py's RunDeadline sets it).
+        self.ends_at: float | None = None
 
     def __repr__(self) -> str:
         return (
@@ -98,7 +107,8 @@ class HttpModel:
 
     @property
     def _secrets(self) -> tuple[str, ...]:
-        return (self._api_key,) if self._api_key else ()
+        """This model's key and every other the process read: a gateway may echo any of them."""
+        return (*known_secrets(), self._api_key) if self._api_key else known_secrets()
 
     def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
@@ -107,7 +117,10 @@ class HttpModel:
         # the except clause, not in it: there `from None` would only hide the original from
         # tracebacks, while __context__ still held its unredacted text and the request (the key
         # in its headers) for anyone who inspects the exception.
-        clock = Clock(self.timeout, self.request_timeout, self.base_url)
+        whole = self.request_timeout
+        if self.ends_at is not None:
+            whole = max(min(whole, self.ends_at - time.monotonic()), 0.001)
+        clock = Clock(self.timeout, whole, self.base_url)
         try:
             yield from self._stream(messages, tools, clock)
             return
@@ -197,7 +210,7 @@ class HttpModel:
             if "html" in kind:
                 raise GatewayError(errors.html_page(gateway, self.wire))
             lines = self._watched(self._lines(response, clock), clock, record)
-            yield from bounded(self.wire.parse(lines, gateway, self._secrets), gateway)
+            yield from bounded(self.wire.parse(lines, gateway), gateway)
 
     def _recording(
         self, n_messages: int, status: int
@@ -205,22 +218,25 @@ class HttpModel:
         if self.record is None:
             return nullcontext()
         request = {"gateway": self.base_url, "model": self.model, "n_messages": n_messages}
-        return RecordedResponse(self.record, request, status, self._secrets)
+        return RecordedResponse(self.record, request, status)
 
     def _body(self, response: httpx.Response, clock: Clock) -> str:
         """A body read for its message only (an error, a JSON answer): at most MAX_ERROR_BODY."""
         raw = _timed(response.iter_raw(), clock)
         encoding = response.headers.get("content-encoding", "")
         data = b"".join(unpacked(raw, encoding, self.base_url, MAX_ERROR_BODY))
-        text = data.decode("utf-8", "replace")
+        text = redact(data.decode("utf-8", "replace"), self._secrets)
         # Cut at the cap, the body may end in the first half of a key.
         return without_partial_secret(text, self._secrets) if len(data) == MAX_ERROR_BODY else text
 
     def _lines(self, response: httpx.Response, clock: Clock) -> Iterator[str]:
-        """The body's lines as they arrive: unpacked step by step, decoded, cut at line ends."""
+        """The body's lines as they arrive: unpacked step by step, decoded, redacted as text, cut
+        at line ends, and redacted again field by field (gateway/redacting.py): from here on no
+        key is left to cut, in the events, the recording or anything shown."""
         raw = _timed(response.iter_raw(), clock)
         pieces = unpacked(raw, response.headers.get("content-encoding", ""), self.base_url)
-        return split_lines(_decoded(pieces))
+        secrets = self._secrets
+        return redacted_lines(split_lines(redacted_text(_decoded(pieces), secrets)), secrets)
 
     def _watched(
         self, lines: Iterable[str], clock: Clock, record: RecordedResponse | None

@@ -11,7 +11,7 @@ Deliberately not handled: matching a replayed response to the request (played in
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
@@ -20,9 +20,11 @@ from course_agent.protocol import GatewayError, ModelEvent
 from course_agent.providers.gateway import errors
 from course_agent.providers.gateway.contract import BrokenJson, json_value
 from course_agent.providers.gateway.limits import bounded
+from course_agent.providers.gateway.redacting import redacted_lines
 from course_agent.providers.gateway.sse import TooLong
 from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.wire import WireFormat
+from course_agent.safety.redaction import known_secrets
 
 __all__ = ["MAX_RECORDING", "RecordedResponse", "ReplayModel", "read_recording", "recorded_lines"]
 
@@ -34,18 +36,13 @@ MAX_RECORDING = 16 << 20
 
 
 class RecordedResponse:
-    """`with RecordedResponse(target, request, status, secrets) as record:` then `record.add(line)`
-    for each body line: each line is written as it is read, redacted, so a long stream is never
-    held in memory; leaving the block closes the JSON object, even when the stream failed."""
+    """`with RecordedResponse(target, request, status) as record:` then `record.add(line)` for each
+    body line, already redacted (gateway/redacting.py): each line is written as it is read, so a
+    long stream is never held in memory; leaving the block closes the JSON object, even when the
+    stream failed."""
 
-    def __init__(
-        self,
-        target: Path | str | TextIO,
-        request: dict[str, Any],
-        status: int,
-        secrets: Sequence[str],
-    ) -> None:
-        self.target, self.secrets = target, secrets
+    def __init__(self, target: Path | str | TextIO, request: dict[str, Any], status: int) -> None:
+        self.target = target
         self.gateway = request.get("gateway", "")
         self.head = json.dumps({"request": request, "status": status})[:-1] + ', "lines": ['
         self.file: TextIO | None = None
@@ -68,7 +65,7 @@ class RecordedResponse:
 
     def add(self, line: str) -> None:
         """Write one more line; a GatewayError instead once the response would pass the cap."""
-        text = json.dumps(errors.without_secrets(line, self.secrets), ensure_ascii=False)
+        text = json.dumps(line, ensure_ascii=False)
         self.size += len(text) + 2
         if self.size > MAX_RECORDING - 3:  # room for the closing `]}\n`
             raise GatewayError(errors.too_long_recording(self.gateway, MAX_RECORDING))
@@ -177,7 +174,9 @@ class ReplayModel:
             model = request.get("model", "")
             raise GatewayError(errors.status(gateway, status, "\n".join(lines), model, self.wire))
         try:
-            yield from bounded(self.wire.parse(lines, gateway, ()), gateway)
+            # Redacted again as it is read: a recording made before a key was known, or edited.
+            secrets = known_secrets()
+            yield from bounded(self.wire.parse(redacted_lines(lines, secrets), gateway), gateway)
         except errors.BrokenStream as broken:
             raise GatewayError(errors.broken(str(broken), self.wire)) from None
         except TooLong as too_long:

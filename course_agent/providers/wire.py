@@ -6,7 +6,7 @@ anthropic_wire.py each define one. Deliberately absent: anything about sockets, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,8 +16,8 @@ __all__ = ["BodyBuilder", "Parser", "WireFormat"]
 
 # (model, messages, tools) -> the JSON body of one streamed request; messages in the OpenAI shape
 BodyBuilder = Callable[[str, list[dict[str, Any]], list[dict[str, Any]]], dict[str, Any]]
-# (the body's lines, the gateway's URL for messages, secrets to cut from messages) -> events
-Parser = Callable[[Iterable[str], str, Sequence[str]], Iterator[ModelEvent]]
+# (the body's lines, already redacted; the gateway's URL for messages) -> events
+Parser = Callable[[Iterable[str], str], Iterator[ModelEvent]]
 
 
 @dataclass(frozen=True, repr=False)

@@ -3,14 +3,15 @@
 Consumes loop events only; the notebook's cards reuse these lines as their text/plain form. Text
 from outside (model text, arguments, results, gateway errors) is printed with control characters,
 bidi overrides and lone surrogates escaped, so a repository file cannot retitle, clear or beep the
-terminal, reorder what it shows, or stop the run with an encoding error; configured secrets are cut
-out. Deliberately not handled: colour, widths, and look-alikes (zero-width spaces, homoglyphs).
+terminal, reorder what it shows, or stop the run with an encoding error. Keys were cut where the
+text entered (providers/, the tools' readers). Deliberately not handled: colour, widths, and
+look-alikes (zero-width spaces, homoglyphs).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import TextIO
 
 from course_agent.protocol import (
@@ -22,16 +23,20 @@ from course_agent.protocol import (
     ToolResult,
     ToolStarted,
 )
-from course_agent.safety.redaction import StreamRedactor, redact
 
 __all__ = ["call_line", "card_line", "first_line", "print_events", "printable"]
 
 FIRST_LINE_CHARS = 100  # enough to recognise a result, short enough for one terminal line
 # What a terminal acts on instead of showing: C0 controls (ESC starts a sequence, BEL beeps, CR
 # rewrites the line) but newline and tab, DEL, and the C1 controls (0x9b is a one-byte ESC [); the
-# explicit bidi controls, which reorder what is shown ("Trojan Source"); and lone surrogates (JSON
-# can spell one, a file name that is not UTF-8 holds one), which no terminal encoding can print.
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# explicit bidi controls and marks, which reorder what is shown ("Trojan Source"); the line and
+# paragraph separators U+2028/U+2029, which some terminals and editors break a line at; and lone
+# surrogates (JSON can spell one, a file name that is not UTF-8 holds one), which no terminal
+# encoding can print.
+CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2066-\u2069\ud800-\udfff]"
+)
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -70,25 +75,18 @@ def card_line(call: ToolCall, result: ToolResult) -> str:
     return printable(line)
 
 
-def print_events(
-    events: Iterable[AgentEvent], out: TextIO, secrets: Sequence[str] = ()
-) -> AgentStopped:
-    """Print a run as it happens and return how it stopped, every `secrets` value cut out.
-
-    A secret split across two pieces of model text is cut whole (StreamRedactor holds back what
-    could start one). Ctrl-C (KeyboardInterrupt) ends the line being written and goes on up to
-    the caller.
+def print_events(events: Iterable[AgentEvent], out: TextIO) -> AgentStopped:
+    """Print a run as it happens and return how it stopped. Ctrl-C (KeyboardInterrupt) ends the
+    line being written and goes on up to the caller.
     """
     mid_line = False  # model text streams without newlines; a card must start on a fresh line
-    text = StreamRedactor(secrets)
     stopped = AgentStopped("error", "the loop ended without saying why")
     try:
         for event in events:
             if isinstance(event, TextDelta):
-                out.write(text.feed(printable(event.text)))
+                out.write(printable(event.text))
                 mid_line = not event.text.endswith("\n")
             else:
-                out.write(text.flush())
                 if mid_line:
                     out.write("\n")
                     mid_line = False
@@ -103,10 +101,9 @@ def print_events(
                         mark = "! " if event.reason != "done" else ""
                         line = mark + printable(event.message)
                 if line:
-                    out.write(redact(line, secrets) + "\n")
+                    out.write(line + "\n")
             out.flush()
     finally:
-        out.write(text.flush())
         if mid_line:
             out.write("\n")
             out.flush()

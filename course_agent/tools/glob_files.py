@@ -8,12 +8,14 @@ negation (!pattern) and case-insensitive matching.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
+from course_agent.safety.redaction import encoded_forms, known_secrets, redact
 from course_agent.tools.guards.keyfiles import is_key_name
 from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
 from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS, Wildcard
@@ -88,59 +90,72 @@ def run_glob(
     out of its `seconds`, which the result then says."""
     root = ctx.root.resolve()
     top, matcher, max_depth = _plan(args.pattern, root)
-    deadline = time.monotonic() + seconds
-    walk = Walk(root, top, max_depth, deadline)
+    walk = Walk(root, top, max_depth, time.monotonic() + seconds, names=_names(matcher))
     shown: list[str] = []
     matched = 0
     # The walk is in sorted order: the first `limit` matches are the page. Once it is full,
     # counting the rest goes on only while the budget lasts.
     for path in walk:
-        if matcher.match(path):
-            matched += 1
-            if len(shown) < args.limit:
-                shown.append(path)
-                if len(shown) == args.limit:
-                    walk.budget = max(walk.walked, budget)
-    lines = [show_path(f"{top}/{path}" if top else path) for path in shown]
+        matched += 1
+        if len(shown) < args.limit:
+            shown.append(path)
+            if len(shown) == args.limit:
+                walk.budget = max(walk.walked, budget)
     meta = {
         "matches": matched,
         "shown": len(shown),
         "exact": walk.complete,
         "stopped": walk.stopped,
     }
-    if not lines:
-        content = _nothing_found(args.pattern, root, top, walk, budget, deadline)
-        return ToolResult(content, meta=meta)
-    withheld = matched - len(lines)
-    if walk.stopped and len(lines) < args.limit:  # the page itself may miss some
-        lines.append(
-            f"(listing stopped after {seconds:g} s and {walk.walked} entries walked: more "
-            "files may match; narrow the pattern, e.g. start it with a folder)"
-        )
-    elif walk.stopped:
-        lines.append(
-            f"(more may be withheld; counting stopped after {seconds:g} s and {walk.walked} "
-            "entries walked; narrow the pattern or raise limit)"
-        )
-    elif not walk.complete:
-        more = f"at least {withheld} more" if withheld else "more may be"
-        lines.append(
-            f"({more} withheld; counting stopped after {walk.walked} entries walked; "
-            "narrow the pattern or raise limit)"
-        )
-    elif withheld:
-        lines.append(f"({withheld} more withheld; narrow the pattern or raise limit)")
-    if walk.hidden:
-        lines.append(f"({walk.hidden_note()})")
-    if walk.rules_cut:
-        lines.append(f"({RULES_CUT})")
-    return ToolResult("\n".join(lines), meta=meta)
+    if not shown:
+        return ToolResult(_nothing_found(args.pattern, root, top, walk, budget), meta=meta)
+    lines = [show_path(cut_keys(f"{top}/{path}" if top else path)) for path in shown]
+    notes = [_withheld(walk, matched - len(shown), len(shown) == args.limit, seconds)]
+    notes += [walk.hidden_note()] if walk.hidden else []
+    notes += [RULES_CUT] if walk.rules_cut else []
+    return ToolResult("\n".join(lines + [f"({note})" for note in notes if note]), meta=meta)
 
 
-def _nothing_found(
-    pattern: str, root: Path, top: str, walk: Walk, budget: int, deadline: float
-) -> str:
-    """`no files match PATTERN (notes)`: how many files there are, and why some are not listed."""
+def _names(matcher: Wildcard) -> Callable[[str], Callable[[str], bool]]:
+    """The walk's test of file names per folder. Names (and folders) are matched as they would
+    be shown, with known keys cut: otherwise `**/sk-test-a*` would tell whether a name holds
+    a key starting "a" even though the listing cuts it."""
+    forms = [form for key in known_secrets() for form in encoded_forms(key)]
+    if not forms:
+        return matcher.names_in
+
+    def names(folder: str) -> Callable[[str], bool]:
+        test = matcher.names_in(cut_keys(folder))
+        return lambda name: test(cut_keys(name) if any(form in name for form in forms) else name)
+
+    return names
+
+
+def cut_keys(text: str) -> str:
+    """`text` with every known key cut out (paths are short: no partial key is left by a cut)."""
+    secrets = known_secrets()
+    return redact(text, secrets) if secrets else text
+
+
+def _withheld(walk: Walk, withheld: int, page_full: bool, seconds: float) -> str:
+    """The one note on what the page does not show: how many more match, and why that number
+    is a bound when it is one (a budget in entries or in time)."""
+    if walk.stopped and not page_full:  # the page itself may miss some
+        return (
+            f"listing stopped after {seconds:g} s and {walk.walked} entries walked: more "
+            "files may match; narrow the pattern, e.g. start it with a folder"
+        )
+    if walk.complete:
+        return f"{withheld} more withheld; narrow the pattern or raise limit" if withheld else ""
+    more = f"at least {withheld} more withheld" if withheld else "more may be withheld"
+    why = f"{seconds:g} s and {walk.walked} entries" if walk.stopped else f"{walk.walked} entries"
+    return f"{more}; counting stopped after {why} walked; narrow the pattern or raise limit"
+
+
+def _nothing_found(pattern: str, root: Path, top: str, walk: Walk, budget: int) -> str:
+    """`no files match PATTERN (notes)`: how many files there are where the walk looked, and
+    why some are not listed. Only when the walk looked nowhere (its top is not a folder, or
+    hidden) is the whole working directory counted, within `budget` entries."""
     if walk.stopped:
         return (
             f"no files match {pattern} in the {walk.walked} entries walked before the time "
@@ -153,19 +168,16 @@ def _nothing_found(
         notes.append(f"{top}/ is hidden by {walk.blocked}")
     elif top and not Path(root, top).is_dir():
         notes.append(f"{top}/ is not a directory")
-    everything = walk
-    if top or walk.max_depth is not None:  # the walk above saw part of the tree: count it all
-        everything = Walk(root, deadline=deadline)
-        everything.budget = budget
-    total = sum(1 for _ in everything)
-    files = f"file{'' if total == 1 else 's'}"
-    if everything.complete:
-        notes.append(f"the working directory holds {total} {files}")
-    else:
-        notes.append(f"the working directory holds at least {total} {files}")
-    if everything.hidden:
-        notes.append(everything.hidden_note())
-    if everything.rules_cut or walk.rules_cut:
+    counted, where = walk, (f"{top}/" if top else "the working directory")
+    if walk.blocked or (top and not Path(root, top).is_dir()):  # nothing walked: count it all
+        counted, where = Walk(root, deadline=walk.deadline), "the working directory"
+        counted.budget = budget
+        for _ in counted:
+            pass
+    notes.append(_holds(counted, where))
+    if counted.hidden:
+        notes.append(counted.hidden_note())
+    if counted.rules_cut or walk.rules_cut:
         notes.append(RULES_CUT)
     named = set(pattern.split("/"))
     if COURSE_SKIPS & named:
@@ -176,6 +188,28 @@ def _nothing_found(
         names = f"{', '.join(others)} and {last} are" if others else f"{last} is"
         notes.append(f"{names} never listed")
     return f"no files match {pattern} ({'; '.join(notes)})"
+
+
+def _holds(walk: Walk, where: str) -> str:
+    """`the working directory holds 12 files`, for what `walk` covered: its levels when the
+    pattern limited its depth, and what it could not know (a budget, unreadable folders)."""
+    files = f"{walk.files} file{'' if walk.files == 1 else 's'}"
+    known = walk.complete and not walk.unreadable
+    text = f"{where} holds {files}" if known else f"{where} holds at least {files}"
+    if walk.max_depth is not None:
+        levels = (
+            "at its top level" if walk.max_depth == 0 else f"in its top {walk.max_depth + 1} levels"
+        )
+        text += f" {levels}"
+        if walk.beyond:  # the files below were never looked at: say where to look
+            folders = f"{walk.beyond} folder{'' if walk.beyond == 1 else 's'}"
+            text += f", and {folders} below: a pattern starting with **/ looks in them too"
+    if walk.unreadable:
+        text += (
+            f"; {walk.unreadable} folder{'' if walk.unreadable == 1 else 's'} could not be "
+            "read (no permission, or too deep to open)"
+        )
+    return text
 
 
 GLOB_TOOL = ToolDef(

@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import os
 import stat
-from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import IO
 
@@ -18,9 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from course_agent.paths import MAX_PATH_CHARS, open_inside, resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.safety.redaction import encoded_forms, redact_cut
+from course_agent.safety.redaction import encoded_forms, known_secrets, redact_cut
 from course_agent.tools.guards.keyfiles import is_key_file, is_key_name, refusal
-from course_agent.tools.guards.textfile import read_page
+from course_agent.tools.guards.textfile import TIME_BUDGET_S, Page, read_page
 from course_agent.tools.guards.walk import show_path
 
 __all__ = ["READ_FILE_TOOL", "ReadFileArgs", "run_read_file"]
@@ -85,15 +84,70 @@ def _open_regular(root: Path, target: Path, shown: str) -> tuple[IO[bytes], os.s
     return open(fd, "rb"), info
 
 
-def _show_line(number: int, width: int, text: str, length: int, secrets: Sequence[str]) -> str:
-    """`text` is the line's start (as much as was kept), `length` the whole line's. The keys in
-    `secrets` are redacted before the cut, so no cut keeps part of one."""
+def _show_line(number: int, width: int, text: str, length: int, at_least: bool = False) -> str:
+    """`text` is the line's start (as much as was kept), `length` the whole line's (or what was
+    read of it, `at_least`). Known keys are redacted before the cut, so no cut keeps part of
+    one."""
     was_cut = length > len(text)
     text = text.removesuffix("\r")  # CRLF: the \r belongs to the line break
-    text, cut = redact_cut(text, MAX_LINE_CHARS, secrets, was_cut=was_cut)
+    text, cut = redact_cut(text, MAX_LINE_CHARS, known_secrets(), was_cut=was_cut)
     if cut:
-        text = f"{text}… [line cut at {MAX_LINE_CHARS} of {length} characters]"
+        of = f"at least {length:,}" if at_least else f"{length}"
+        text = f"{text}… [line cut at {MAX_LINE_CHARS} of {of} characters]"
     return f"{number:>{width}}  {text}"
+
+
+def _size(size: int) -> str:
+    """1073741824 -> "1.1 GB"; 2048 -> "2.0 kB"."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if size >= scale:
+            return f"{size / scale:.1f} {unit}"
+    return f"{size} bytes"
+
+
+def _not_reached(shown: str, page: Page, size: int) -> str:
+    """What a call says when the time ran out before its first line: what is known, and how
+    to go on (the next call starts where this one stopped)."""
+    return (
+        f"{shown} ({_size(size)}): line {page.first:,} was not reached within "
+        f"{TIME_BUDGET_S:g} s; the file has at least {page.total:,} lines. Call again with "
+        f"offset={page.first} to read on from there, or find the place with grep"
+    )
+
+
+def _answer(shown: str, page: Page, size: int) -> ToolResult:
+    """The page under its header: `src/calc.js (lines 1-13 of 13)` when the total is known,
+    `big.txt (lines 1-400 of at least 16,384; the file is 1.1 GB)` when it is not."""
+    first, lines, total = page.first, page.lines, page.total
+    if total == 0 and page.exact:
+        return ToolResult(f"{shown} (empty file)", meta={"lines": 0})
+    if not lines and page.stopped:
+        meta = {"lines": total, "exact": False, "stopped": True, "reached": False}
+        return ToolResult(_not_reached(shown, page, size), meta=meta)
+    if not lines:
+        raise ToolError(
+            f"offset {first} is past the end of {shown}, which has {total} lines; "
+            f"use an offset from 1 to {total}"
+        )
+    last = first + len(lines) - 1
+    width = len(str(last))
+    body = [
+        _show_line(first + i, width, text, length, page.stopped and first + i == last)
+        for i, (text, length) in enumerate(lines)
+    ]
+    meta: dict[str, object] = {"lines": total, "first": first, "last": last}
+    if page.exact:
+        parts = [f"{shown} (lines {first}-{last} of {total})", *body]
+        if last < total:
+            parts.append(f"(lines {last + 1}-{total} remain; read on with offset={last + 1})")
+        return ToolResult("\n".join(parts), meta=meta)
+    # A large file is not counted before answering: what is known, and its size.
+    meta |= {"exact": False, "stopped": page.stopped}
+    header = f"{shown} (lines {first}-{last} of at least {total:,}; the file is {_size(size)}"
+    header += f"; reading stopped after {TIME_BUDGET_S:g} s)" if page.stopped else ")"
+    more = "more lines remain" if last < total else "more lines may remain"
+    footer = f"({more}; read on with offset={last + 1})"
+    return ToolResult("\n".join([header, *body, footer]), meta=meta)
 
 
 def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
@@ -106,7 +160,6 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     # The name asked for, and where it leads: a symlink to .env is a key file too.
     if is_key_name(PurePath(args.path).name) or is_key_file(target.relative_to(root)):
         raise ToolError(refusal(shown))
-    secrets = getattr(ctx, "secrets", ())  # a context a lab built may lack them
     file, info = _open_regular(root, target, shown)
     with file:
         head = file.read(SNIFF_BYTES)
@@ -117,29 +170,11 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
             )
         file.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
         # Keep enough of a long line that a key starting before the cut is kept whole.
-        longest = max((len(form) for key in secrets for form in encoded_forms(key)), default=0)
-        page = read_page(
-            file, info, encoding, args.offset, args.limit, MAX_LINE_CHARS + longest + 1
-        )
+        forms = (form for key in known_secrets() for form in encoded_forms(key))
+        keep = MAX_LINE_CHARS + max(map(len, forms), default=0) + 1
+        page = read_page(file, info, encoding, args.offset, args.limit, keep)
 
-    first, lines, total = page.first, page.lines, page.total
-    if total == 0:
-        return ToolResult(f"{shown} (empty file)", meta={"lines": 0})
-    if not lines:
-        raise ToolError(
-            f"offset {first} is past the end of {shown}, which has {total} lines; "
-            f"use an offset from 1 to {total}"
-        )
-    last = first + len(lines) - 1
-    width = len(str(last))
-    body = [
-        _show_line(first + i, width, text, length, secrets)
-        for i, (text, length) in enumerate(lines)
-    ]
-    parts = [f"{shown} (lines {first}-{last} of {total})", *body]
-    if last < total:
-        parts.append(f"(lines {last + 1}-{total} remain; read on with offset={last + 1})")
-    return ToolResult("\n".join(parts), meta={"lines": total, "first": first, "last": last})
+    return _answer(shown, page, info.st_size)
 
 
 READ_FILE_TOOL = ToolDef(

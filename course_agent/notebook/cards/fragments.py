@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from course_agent.accumulator import ToolCallAccumulator
 from course_agent.notebook.cards.static import MONO
 from course_agent.protocol import Model, ModelEvent, ToolCallDelta
 
@@ -119,21 +118,16 @@ class _Recorded:
 
 
 def slot_order(deltas: list[ToolCallDelta]) -> tuple[list[int], list[int]]:
-    """Each fragment's slot (as ToolCallAccumulator places it), and the slots in drain order.
-
-    The k-th call the loop runs in a turn is built by the fragments of the k-th slot in drain
-    order (the loop drains in index order), which holds for streams without an index too.
+    """Each fragment's slot (its index: the wire gives one to every fragment), and the slots in
+    drain order. The k-th call the loop runs in a turn is built by the fragments of the k-th slot
+    in drain order (the loop drains in index order).
     """
-    merger = ToolCallAccumulator()
-    slots = []
-    for delta in deltas:
-        slots.append(merger.place(delta))
-        merger.push(delta)
-    return slots, sorted(merger.by_index)
+    slots = [delta.index for delta in deltas]
+    return slots, sorted(set(slots))
 
 
 def _row(number: int, slot: int, delta: ToolCallDelta, mine: bool) -> str:
-    parts = [f"index={delta.index}" if delta.index is not None else "index=(none)"]
+    parts = [f"index={delta.index}"]
     parts += [f"{key}={value}" for key, value in (("id", delta.id), ("name", delta.name)) if value]
     style = f"color:{COLOURS[slot % len(COLOURS)]}" + ("" if mine else ";opacity:.55")
     weight = "font-weight:bold;" if mine else ""
@@ -161,11 +155,9 @@ def fragments_html(turn: TurnFragments, position: int) -> str:
         notes.append(f"{count - SHOWN_FRAGMENTS} more not shown")
     if turn.left_out:
         notes.append(f"{turn.left_out} not kept (each conversation keeps {MAX_KEPT_CHARS} chars)")
-    # The slot is the index the stream sent; a stream without one gets the accumulator's slots.
-    key = "index" if all(delta.index is not None for delta in turn.deltas) else "slot"
     head = (
         f"turn {turn.number}: {count} fragments for {len(order)} calls, in arrival order; "
-        f"in bold, this call ({key} {mine})"
+        f"in bold, this call (index {mine})"
     )
     tail = f"<div>{html.escape('; '.join(notes))}</div>" if notes else ""
     return (

@@ -8,7 +8,7 @@ in place. Deliberately not handled: choosing the model or running the loop (that
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, TextIO
 
@@ -25,7 +25,7 @@ from course_agent.protocol import (
     ToolStarted,
     TurnStarted,
 )
-from course_agent.safety.redaction import StreamRedactor, redact
+from course_agent.render.terminal import printable
 
 __all__ = ["INTERRUPTED", "LiveCards", "show_events"]
 
@@ -59,18 +59,17 @@ def show_events(
     out: TextIO,
     err: TextIO,
     live: LiveCards | None = None,
-    secrets: Sequence[str] = (),
 ) -> AgentStopped:
     """Stream the model's text to `out`, show a card per call, report the stop; return it.
 
-    Every `secrets` value is cut from the text and the stop message: a gateway may echo the key
-    back as the model's answer (tool results are redacted by the registry already).
+    Text and messages are written with their control characters escaped, as the terminal does:
+    plain IPython writes them to a terminal, where an OSC 52 in a model's answer would set the
+    clipboard. (Keys were cut where the text entered: providers/, the tools' readers.)
 
     The notebook twin of render.terminal.print_events. With `live`, `display` must accept
     `display_id=True` and return a handle (IPython's does).
     """
     mid_line = False  # streamed text has no newline; a card or a message must start a fresh line
-    text = StreamRedactor(secrets)  # a key may be streamed in two pieces
     stopped = AgentStopped("error", "the loop ended without saying why")
     running: tuple[LiveCard, Handle] | None = None  # the loop runs one call at a time
     position = 0  # calls started in this turn
@@ -79,7 +78,6 @@ def show_events(
         # Flushed before every display: a kernel sends buffered text only every 0.2 s, and the
         # card must come after the words written before it.
         nonlocal mid_line
-        out.write(text.flush())
         if mid_line:
             out.write("\n")
             mid_line = False
@@ -90,7 +88,7 @@ def show_events(
             if isinstance(event, TextDelta):
                 # No flush per delta: the kernel's 0.2 s flush still streams it, and a saved
                 # notebook keeps a few stream outputs instead of one per word.
-                out.write(text.feed(event.text))
+                out.write(printable(event.text))
                 mid_line = not event.text.endswith("\n")
             elif isinstance(event, TurnStarted):
                 position = 0
@@ -115,13 +113,10 @@ def show_events(
                 if event.message:
                     stream = out if event.reason == "done" else err
                     stream.write(
-                        ("! " if event.reason != "done" else "")
-                        + redact(event.message, secrets)
-                        + "\n"
+                        ("! " if event.reason != "done" else "") + printable(event.message) + "\n"
                     )
                     stream.flush()
     finally:
-        out.write(text.flush())
         if running is not None:  # interrupted mid-call: the card must not say "running" forever
             card, handle = running
             card.stop(INTERRUPTED)

@@ -36,7 +36,7 @@ MAX_TEXT = 1 << 20
 # Characters of arguments for one call: the tools' own arguments are capped at a few thousand;
 # a tool that writes files would take whole files, and 1 MB is a 25,000-line file.
 MAX_ARGUMENTS = 1 << 20
-# Calls one turn may open: models make 1 to 5, and loop.MAX_CALLS (32) run; each is held until
+# Calls one turn may open: models make 1 to 5, and app.guard.MAX_CALLS (32) run; each is held until
 # the turn ends and goes back in every later request (with its result, about 300 bytes).
 MAX_CALLS_HELD = 1024
 # Characters one turn holds in all: its text and each call's id, name and arguments. Room for a

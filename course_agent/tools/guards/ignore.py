@@ -169,12 +169,14 @@ def _alternation(groups: list[str]) -> re.Pattern[str] | None:
 
 def read_ignore_file(path: str, limit: int = MAX_IGNORE_FILE) -> IgnoreFile | None:
     """The ignore file at `path`, read up to `limit` bytes (its last whole line), or None when
-    it is missing, not a regular file or unreadable.
+    it is missing, a symlink, not a regular file or unreadable.
 
-    Opened without blocking, so a FIFO named .gitignore cannot hang the walk.
+    Opened without blocking, so a FIFO named .gitignore cannot hang the walk, and without
+    following a symlink, so one to /dev/zero or to rules outside the working directory is not
+    applied (git does not follow a symlinked .gitignore either).
     """
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
         return None
     try:

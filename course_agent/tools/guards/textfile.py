@@ -1,10 +1,13 @@
-"""Read one page of lines from an open text file, bounded in memory and in how much is read.
+"""Read one page of lines from an open text file, bounded in memory, in bytes read and in time.
 
 Lines are split on "\n" only, read in fixed-size chunks, and only the lines shown are kept; a file
-is read up to the size it had when opened, so one that keeps growing still ends. Its line count
-and a sparse index of line starts are remembered per file identity (device, inode, size, mtime,
-ctime), so the next page costs what the page costs. Deliberately not handled: detecting the
-encoding (the caller passes it).
+is read up to the size it had when opened (one that says it is empty, as /proc's do, up to
+UNSIZED_BYTES), so one that keeps growing still ends. A small file is counted whole; a large one
+only as far as the page needed, so its total is a lower bound until some page reaches its end.
+What each pass learnt (line starts, how far it counted, the total) is remembered per file identity
+(device, inode, size, mtime, ctime), so the next page starts where the last one stopped. Every
+call stops at TIME_BUDGET_S and says so. Deliberately not handled: detecting the encoding (the
+caller passes it).
 """
 
 from __future__ import annotations
@@ -18,9 +21,27 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-__all__ = ["CHUNK", "INDEXES", "IndexCache", "LineIndex", "Page", "read_page"]
+__all__ = [
+    "CHUNK",
+    "EXACT_BYTES",
+    "INDEXES",
+    "TIME_BUDGET_S",
+    "UNSIZED_BYTES",
+    "IndexCache",
+    "LineIndex",
+    "Page",
+    "read_page",
+]
 
 CHUNK = 1 << 20  # 1 MiB: the most of a file held at once, however long its lines
+# A file up to this size is counted whole before answering (about 2 ms): its total is exact.
+# A larger one is counted as far as its page (and the chunk the page ends in) reaches.
+EXACT_BYTES = 4 << 20
+# A regular file whose size says 0 may still hold text (/proc/self/status): read up to this.
+UNSIZED_BYTES = 4 << 20
+# One call's reading, however large the file or its lines (a 100 GB sparse file): past it the
+# page ends where it got to and says what is known. 1 MiB chunks keep the check fine-grained.
+TIME_BUDGET_S = 0.15
 MARKS_PER_FILE = 1024  # line starts remembered per file: a page starts at most size/1024 early
 # A file changed this recently may change again within the same tick of the clock without
 # changing size: its count is not remembered, as git treats "racily clean" files. Its last
@@ -38,19 +59,28 @@ Identity = tuple[int, int, int, int, int]
 
 @dataclass
 class LineIndex:
-    """What one full pass over a file learnt: its line count, and where some lines start.
+    """What passes over a file learnt: where some lines start, how far counting reached, and
+    the line count once some pass reached the end.
 
     `marks` is [(lines before, byte offset)], both increasing: line starts about size/1024 bytes
-    apart, so that a page deep in the file is read from the mark just before it.
+    apart, so that a page deep in the file is read from the mark just before it. `reach` is how
+    far counting got: (lines passed, byte offset, whether a line starts there), possibly inside
+    a line too long to pass within one call's time; `total` is None until a pass reached the end.
     """
 
-    total: int
+    total: int | None
     marks: list[tuple[int, int]] = field(default_factory=list)
+    reach: tuple[int, int, bool] = (0, 0, True)
 
-    def mark_before(self, line: int) -> tuple[int, int] | None:
-        """The last mark with at most `line` lines before it."""
+    def start_for(self, line: int) -> tuple[int, int, bool] | None:
+        """Where to start reading to pass `line` lines: the last mark or the reach with at
+        most `line` lines before it (the reach, inside a line, only with fewer)."""
         at = bisect.bisect_right(self.marks, (line, float("inf"))) - 1
-        return self.marks[at] if at >= 0 else None
+        best = (*self.marks[at], True) if at >= 0 else None
+        lines, _, at_start = self.reach
+        if (lines < line or (lines == line and at_start)) and (best is None or lines > best[0]):
+            best = self.reach
+        return best if best is not None and best[1] > 0 else None
 
 
 class IndexCache:
@@ -88,7 +118,7 @@ INDEXES = IndexCache(64)  # 64 files, at most MARKS_PER_FILE marks each: a few M
 
 def _length(piece: bytes | str) -> int:
     """Characters in `piece`: decoded text, or UTF-8 bytes counted without decoding them."""
-    if isinstance(piece, str):
+    if isinstance(piece, str) or piece.isascii():  # isascii: a fast scan, no copy
         return len(piece)
     return len(piece.translate(None, _CONTINUATION_BYTES))
 
@@ -98,7 +128,8 @@ class _LineReader:
 
     Works on bytes (UTF-8 files) and on str (UTF-16/32 files decoded on the way): the code only
     uses what both have, count, find, slicing and len. `lines` counts the lines passed so far;
-    with `marks` (bytes only) it notes line starts on the way for a LineIndex.
+    with `marks` (bytes only) it notes line starts on the way for a LineIndex, and `reach` the
+    last line start passed. Past `deadline` (time.monotonic) it reads no more: `stopped`.
     """
 
     def __init__(
@@ -110,6 +141,8 @@ class _LineReader:
         offset: int = 0,
         marks: list[tuple[int, int]] | None = None,
         spacing: int = CHUNK,
+        deadline: float | None = None,
+        at_line_start: bool = True,
     ) -> None:
         self.read = read
         self.newline = newline
@@ -117,32 +150,44 @@ class _LineReader:
         self.position = 0  # ... and how far into it we are: slicing it per line would be O(n^2)
         self.base = offset  # where the chunk starts in the file (bytes only)
         self.lines = lines
-        self.at_line_start = True  # False after data that no newline has ended yet
+        self.at_line_start = at_line_start  # False after data no newline has ended yet
         self.marks, self.spacing = marks, spacing
+        self.reach = (lines, offset, at_line_start)
+        self.deadline, self.stopped, self.ended = deadline, False, False
 
     def _fill(self) -> bool:
-        """Make sure unread data is buffered; False at the end of the file."""
+        """Make sure unread data is buffered; False at the end of the file or of the time."""
         if self.position >= len(self.buffer):
+            if self.ended or self.stopped:
+                return False
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.stopped = True
+                return False
             self.base += len(self.buffer)
             self.buffer, self.position = self.read(CHUNK), 0
+            self.ended = not self.buffer
         return self.position < len(self.buffer)
 
     def _pass_chunk(self, newlines: int) -> None:
         """Pass the rest of the chunk, which holds `newlines` newlines, noting a line start."""
-        if newlines and self.marks is not None:
+        if newlines:
             start = self.base + self.buffer.rindex(self.newline) + 1
-            if not self.marks or start - self.marks[-1][1] >= self.spacing:
+            if self.marks is not None and (
+                not self.marks or start - self.marks[-1][1] >= self.spacing
+            ):
                 self.marks.append((self.lines + newlines, start))
         self.lines += newlines
         self.at_line_start = self.buffer.endswith(self.newline)
         self.position = len(self.buffer)
+        self.reach = (self.lines, self.base + self.position, self.at_line_start)
 
     def _end_last_line(self) -> None:
-        if not self.at_line_start:  # a last line without a newline is a line too
+        if self.ended and not self.at_line_start:  # a last line without a newline is a line too
             self.lines, self.at_line_start = self.lines + 1, True
 
     def skip_to(self, target: int) -> int:
-        """Pass lines until `target` lines are behind us (fewer at the end of the file)."""
+        """Pass lines until `target` lines are behind us (fewer at the end of the file or of
+        the time)."""
         while self.lines < target and self._fill():
             newlines = self.buffer.count(self.newline, self.position)
             if self.lines + newlines < target:  # the whole chunk goes
@@ -156,7 +201,8 @@ class _LineReader:
         return self.lines
 
     def line(self, keep: int) -> tuple[Any, int] | None:
-        """The next line's first `keep` units (bytes or characters) and its full length."""
+        """The next line's first `keep` units (bytes or characters) and its full length (what
+        was passed of it, if the time ran out inside it)."""
         if not self._fill():
             return None
         pieces, kept, length = [], 0, 0
@@ -171,11 +217,17 @@ class _LineReader:
             self.position = stop if end < 0 else end + 1
             if end >= 0:
                 break
-        self.lines, self.at_line_start = self.lines + 1, True
+        self.lines, self.at_line_start = self.lines + 1, not self.stopped
         return self.newline[:0].join(pieces), length
 
+    def count_buffered(self) -> int:
+        """The lines passed, plus those ending in the chunk already read: a lower bound of the
+        file's lines, for free."""
+        rest = self.buffer.count(self.newline, self.position)
+        return self.lines + rest + (self.ended and not self.at_line_start)
+
     def count_rest(self) -> int:
-        """Pass every remaining line; return how many lines the file has in all."""
+        """Pass every remaining line (until the time runs out); return how many were passed."""
         while self._fill():
             self._pass_chunk(self.buffer.count(self.newline, self.position))
         self._end_last_line()
@@ -211,14 +263,19 @@ def _decoded(read: Callable[[int], bytes], encoding: str) -> Callable[[int], str
 
 @dataclass(frozen=True)
 class Page:
-    """Lines `first` to `first + len(lines) - 1` of a file with `total` lines.
+    """Lines `first` to `first + len(lines) - 1` of a file with `total` lines: exactly, or at
+    least that many when `exact` is False.
 
     Each line is (its first `keep` characters, decoded, and its full length in characters).
+    `stopped`: the time budget ran out, so the page ends early, and its last line's length (if
+    the time ran out inside it) is what was read of it.
     """
 
     first: int
     lines: list[tuple[str, int]]
     total: int
+    exact: bool = True
+    stopped: bool = False
 
 
 def read_page(
@@ -232,33 +289,58 @@ def read_page(
     """Up to `limit` lines from line `first` (counting from 1) of the open `file`, whose text
     starts at its current position: UTF-8 read as bytes when `encoding` is None, or decoded.
 
-    Only the first `info.st_size` bytes are read. The first call for a file reads it whole to
-    count its lines; later calls for the same identity read from the nearest remembered line
-    start to the end of the page.
+    Only the first `info.st_size` bytes are read (UNSIZED_BYTES when it says 0). A file up to
+    EXACT_BYTES is counted whole; a larger one up to the end of its page, unless a remembered
+    index (from the nearest line start an earlier call passed) says more. Within TIME_BUDGET_S.
     """
+    deadline = time.monotonic() + TIME_BUDGET_S
+    size = info.st_size or UNSIZED_BYTES
     identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    index = INDEXES.get(identity)
-    lines, offset = 0, file.tell()
-    if index is not None and encoding is None and (mark := index.mark_before(first - 1)):
-        lines, offset = mark
+    # A file that says it is empty (/proc) may read differently each time: never remembered.
+    index = INDEXES.get(identity) if info.st_size else None
+    lines, offset, at_start = 0, file.tell(), True
+    if index is not None and encoding is None and (mark := index.start_for(first - 1)):
+        lines, offset, at_start = mark
         file.seek(offset)
-    read = _bounded(file, info.st_size)
+    read = _bounded(file, size)
     if encoding is None:
-        # 4 bytes per character at most: `keep` characters fit in 4 * keep bytes.
-        marks = None if index is not None else []
-        spacing = max(CHUNK, info.st_size // MARKS_PER_FILE)
-        reader = _LineReader(read, b"\n", lines=lines, offset=offset, marks=marks, spacing=spacing)
-        keep_units = 4 * keep
+        spacing = max(CHUNK, size // MARKS_PER_FILE)
+        reader = _LineReader(
+            read,
+            b"\n",
+            lines=lines,
+            offset=offset,
+            marks=[],
+            spacing=spacing,
+            deadline=deadline,
+            at_line_start=at_start,
+        )
+        keep_units = 4 * keep  # 4 bytes per character at most: `keep` characters fit
     else:
-        reader, keep_units = _LineReader(_decoded(read, encoding), "\n"), keep
+        reader, keep_units = _LineReader(_decoded(read, encoding), "\n", deadline=deadline), keep
     reader.skip_to(first - 1)
     shown = []
     while len(shown) < limit and (line := reader.line(keep_units)) is not None:
         head, length = line
         text = head.decode("utf-8", "replace") if isinstance(head, bytes) else head
         shown.append((text[:keep], length))
-    if index is None:
-        index = LineIndex(reader.count_rest(), reader.marks or [])
-        if time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
-            INDEXES.put(identity, index)
-    return Page(first, shown, index.total)
+    if index is not None and index.total is not None:
+        total, exact = index.total, True
+    else:
+        if size <= EXACT_BYTES:
+            reader.count_rest()
+        exact = reader.ended and reader.at_line_start and not reader.stopped
+        total = reader.lines if exact else reader.count_buffered()
+    if info.st_size and time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
+        INDEXES.put(identity, _learnt(index, reader, total if exact else None))
+    return Page(first, shown, total, exact, reader.stopped)
+
+
+def _learnt(index: LineIndex | None, reader: _LineReader, total: int | None) -> LineIndex:
+    """The index `index` was, with what `reader` passed added: its marks, its reach, the total."""
+    marks = sorted(set((index.marks if index else []) + (reader.marks or [])))
+    if len(marks) > MARKS_PER_FILE:  # keep every other one: still spread over the file
+        marks = marks[::2]
+    reach = max(index.reach if index else (0, 0, True), reader.reach, key=lambda at: at[:2])
+    known = index.total if index is not None and index.total is not None else total
+    return LineIndex(known, marks, reach)

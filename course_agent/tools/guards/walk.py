@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from course_agent.paths import open_directory_inside
@@ -44,7 +44,8 @@ SKIP_DIRS = COURSE_SKIPS | {
     ".pytest_cache",
 }
 
-_IGNORE_NAMES = frozenset(kind.split("/")[0] for kind in KINDS)  # .gitignore, ..., .git
+_IGNORE_KEYS = frozenset(kind.split("/")[0] + "/" * ("/" in kind) for kind in KINDS)  # ".git/"
+_NONE: frozenset[str] = frozenset()
 # A walk lists each folder through a descriptor opened within its parent's (not on Windows:
 # there a listing goes by its path). One descriptor is held per level, up to _HELD_LEVELS.
 _BY_DESCRIPTOR = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
@@ -54,23 +55,32 @@ _HELD_LEVELS = 64
 _KEPT_BYTES = 4 * MAX_RULES_BYTES
 
 # Control characters would break "one path per line"; they are shown as escapes instead.
-_ESCAPES = {code: f"\\x{code:02x}" for code in [*range(32), 127]} | {
-    ord("\n"): "\\n",
-    ord("\r"): "\\r",
-    ord("\t"): "\\t",
-}
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
+
+
+def _escape(char: str) -> str:
+    """One character that is not printable as itself: "\\x1b", "\\u202e"."""
+    code = ord(char)
+    if code in _ESCAPES:
+        return _ESCAPES[code]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def show_path(relative: str) -> str:
     """`relative` as one printable line: "a\\nb.txt" for a name with a newline in it.
 
-    Names that are not valid UTF-8 arrive with surrogate escapes (os.fsdecode); they are shown
-    as \\xNN too, so the result can always be encoded and sent to the model.
+    Every character Python does not call printable is escaped: controls, and the format
+    characters too, such as U+202E, which would turn the rest of the line around on screen and
+    make `gpj.exe` read as `exe.jpg`, and U+2028, a line break to some readers. Names that are
+    not valid UTF-8 arrive with surrogate escapes (os.fsdecode); they are shown as \\xNN too, so
+    the result can always be encoded and sent to the model.
     """
     if relative.isprintable():
         return relative
     text = relative.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return text.translate(_ESCAPES)
+    return "".join(char if char.isprintable() else _escape(char) for char in text)
 
 
 def is_skipped(name: str) -> bool:
@@ -80,44 +90,42 @@ def is_skipped(name: str) -> bool:
 
 
 def _open_folder(root: Path, path: str, name: str, parent: int | None) -> int | None:
-    """A descriptor for the folder `path` (below `root`), named `name` in the folder `parent`
-    is open on; None when it is gone, unreadable or not inside `root`.
+    """A descriptor for the folder `path` (relative to `root`), named `name` in the folder
+    `parent` is open on; None when it is gone, unreadable or not inside `root`.
 
     Opened by its name within its parent, itself inside, and not through a symlink
     (O_NOFOLLOW): so it is inside, whatever was swapped since the parent was listed. Without a
     parent descriptor (the top of the walk, very deep folders) the path is opened and checked.
     """
     if parent is None:
-        return open_directory_inside(root, path)
+        return open_directory_inside(root, os.path.join(root, path))
     try:
         return os.open(name, _FOLDER_FLAGS, dir_fd=parent)
     except OSError:
         return None
 
 
-def _listing(folder: int | str) -> tuple[list[str], frozenset[str]]:
+def _listing(folder: int | str) -> tuple[list[str], frozenset[str]] | None:
     """A folder's entries (by descriptor, or path where descriptors cannot be listed) as sorted
     keys, a folder's with a "/" appended, so that a depth-first walk yields sorted paths
     ("a.txt" < "a/b" < "a0"); and which ignore files (and .git) it holds. Symlinks are left
-    out, as ripgrep leaves them. Unreadable: nothing, as find 2>/dev/null."""
+    out, as ripgrep leaves them. None when it cannot be listed."""
     keys: list[str] = []
-    found: set[str] = set()
     try:
         with os.scandir(folder) as scan:
             for entry in scan:
                 # DirEntry answers from the directory listing itself (d_type): no stat call,
                 # which is what keeps this walk close to find's speed.
-                name = entry.name
-                if name in _IGNORE_NAMES:
-                    found.add(name)
                 if entry.is_dir(follow_symlinks=False):
-                    keys.append(name + "/")
+                    keys.append(entry.name + "/")
                 elif entry.is_file(follow_symlinks=False):
-                    keys.append(name)
+                    keys.append(entry.name)
     except OSError:
-        pass
+        return None
     keys.sort()
-    return keys, frozenset(found)
+    # Ignore files are files, .git a folder: both looked up in one pass over the names.
+    found = _IGNORE_KEYS.intersection(keys)
+    return keys, frozenset(key.rstrip("/") for key in found) if found else _NONE
 
 
 class Walk:
@@ -126,10 +134,14 @@ class Walk:
     `root` must be resolved. Symlinks are neither entered nor listed (no loop, no way out, and
     ripgrep never searches them). `max_depth` 0 lists `top` alone, 1 also its subdirectories.
     Skipped folders (`is_skipped`) and what ignore files hide are not entered or listed.
-    While and after iterating: `walked` entries looked at, `hidden` per kind of ignore file,
-    `complete` once the walk reached its end, `blocked` when `top` itself is skipped or hidden,
-    `stopped` when it ended at its `deadline`, `rules_cut` when some ignore file met on the way
-    was too large to apply in full. Set `budget` (entries) at any time to stop the walk there.
+    `names(folder)`, if given, says which file names in a folder (relative to `top`) are
+    wanted: the others are counted, never joined into paths nor yielded.
+    While and after iterating: `walked` entries looked at, `files` listed (wanted or not),
+    `beyond` folders not entered for `max_depth`, `unreadable` folders that could not be listed
+    (gone, no permission, too deep for a path), `hidden` per kind of ignore file, `complete`
+    once the walk reached its end, `blocked` when `top` itself is skipped or hidden, `stopped`
+    when it ended at its `deadline`, `rules_cut` when some ignore file met on the way was too
+    large to apply in full. Set `budget` (entries) at any time to stop the walk there.
     """
 
     def __init__(
@@ -138,10 +150,12 @@ class Walk:
         top: str = "",
         max_depth: int | None = None,
         deadline: float | None = None,
+        names: Callable[[str], Callable[[str], bool]] | None = None,
     ) -> None:
         self.root, self.top, self.max_depth, self.deadline = root, top, max_depth, deadline
+        self.names = names
         self.budget: int | None = None
-        self.walked = 0
+        self.walked = self.files = self.beyond = self.unreadable = 0
         self.hidden: Counter[str] = Counter()
         self.complete = self.stopped = self.rules_cut = False
         self.blocked: str | None = None  # "node_modules" or ".gitignore": why top is not walked
@@ -163,13 +177,13 @@ class Walk:
         self.rules_cut = not rules.complete
         base = f"{self.top}/" if self.top else ""  # rules want paths from the root
         keys, _, fd = self._enter(self.top, self.top, None, hold=True)
-        # A stack of (prefix relative to top, rules in force, the listing, depth, descriptor):
-        # each listing is read whole; a folder's descriptor stays open while its subfolders
-        # are opened within it.
-        stack = [("", rules, iter(keys), 0, fd)]
+        # A stack of (prefix relative to top, rules in force, the listing, depth, descriptor,
+        # the test of wanted names): each listing is read whole; a folder's descriptor stays
+        # open while its subfolders are opened within it.
+        stack = [("", rules, iter(keys), 0, fd, self._wanted(""))]
         try:
             while stack:
-                prefix, rules, keys, depth, fd = stack[-1]
+                prefix, rules, keys, depth, fd, wanted = stack[-1]
                 ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
                 for key in keys:
                     if self.budget is not None and self.walked >= self.budget:
@@ -177,49 +191,71 @@ class Walk:
                     if not self.walked % 64 and self._out_of_time():  # a cheap, regular check
                         return
                     self.walked += 1
-                    is_dir = key[-1] == "/"
-                    path = prefix + (key[:-1] if is_dir else key)
-                    if is_dir and is_skipped(key[:-1]):
+                    if key[-1] != "/":  # a file: the common case, kept short
+                        if ruled and (hidden_by := rules.hidden_by(base + prefix + key, False)):
+                            self.hidden[hidden_by] += 1
+                            continue
+                        self.files += 1
+                        if wanted is None or wanted(key):
+                            yield prefix + key
                         continue
-                    if ruled and (hidden_by := rules.hidden_by(base + path, is_dir)):
+                    name = key[:-1]
+                    path = prefix + name
+                    if is_skipped(name):
+                        continue
+                    if ruled and (hidden_by := rules.hidden_by(base + path, True)):
                         self.hidden[hidden_by] += 1
                         continue
-                    if not is_dir:
-                        yield path
-                    elif self.max_depth is None or depth < self.max_depth:
-                        hold = depth < _HELD_LEVELS
-                        inner, found, inner_fd = self._enter(base + path, key[:-1], fd, hold)
-                        below = rules.below(self.root, base + path, found) if found else rules
-                        stack.append((path + "/", below, iter(inner), depth + 1, inner_fd))
-                        self.rules_cut = self.rules_cut or not below.complete
-                        if found and self._out_of_time():  # ignore files may take a while
-                            return
-                        break  # walk the subdirectory now: its paths sort before the next entry
+                    if self.max_depth is not None and depth >= self.max_depth:
+                        self.beyond += 1
+                        continue
+                    hold = depth < _HELD_LEVELS
+                    inner, found, inner_fd = self._enter(base + path, name, fd, hold)
+                    below = rules.below(self.root, base + path, found) if found else rules
+                    frame = (
+                        path + "/",
+                        below,
+                        iter(inner),
+                        depth + 1,
+                        inner_fd,
+                        self._wanted(path),
+                    )
+                    stack.append(frame)
+                    self.rules_cut = self.rules_cut or not below.complete
+                    if found and self._out_of_time():  # ignore files may take a while
+                        return
+                    break  # walk the subdirectory now: its paths sort before the next entry
                 else:
                     stack.pop()
                     if fd is not None:
                         os.close(fd)
             self.complete = True
         finally:  # stopped by the budget, or abandoned by the caller: close what is held
-            for *_, held in stack:
-                if held is not None:
-                    os.close(held)
+            for frame in stack:
+                if frame[4] is not None:
+                    os.close(frame[4])
+
+    def _wanted(self, folder: str) -> Callable[[str], bool] | None:
+        return None if self.names is None else self.names(folder)
 
     def _enter(
         self, path: str, name: str, parent: int | None, hold: bool
     ) -> tuple[list[str], frozenset[str], int | None]:
         """The folder `path` (from the root), named `name` in the folder `parent` is open on:
-        its keys and ignore files, and its descriptor if `hold` (else None)."""
-        where = os.path.join(self.root, path)
-        if not _BY_DESCRIPTOR:
-            return (*_listing(where), None)
-        fd = _open_folder(self.root, where, name, parent)
-        if fd is None:
-            return [], frozenset(), None
-        keys, found = _listing(fd)
-        if not hold:
+        its keys and ignore files, and its descriptor if `hold` (else None). One that cannot
+        be opened or listed counts as `unreadable` and has no entries."""
+        if _BY_DESCRIPTOR:
+            fd = _open_folder(self.root, path, name, parent)
+            listed = None if fd is None else _listing(fd)
+        else:
+            fd, listed = None, _listing(os.path.join(self.root, path))
+        if fd is not None and (not hold or listed is None):
             os.close(fd)
-        return keys, found, fd if hold else None
+            fd = None
+        if listed is None:
+            self.unreadable += 1
+            return [], _NONE, None
+        return listed[0], listed[1], fd
 
     def hidden_note(self) -> str:
         """`41 paths hidden by .gitignore, 2 by .ignore`; "at least" while the walk is partial."""
@@ -245,6 +281,8 @@ class Visibility:
     def rules_in(self, directory: str) -> Rules | str:
         """The rules in force in `directory` (relative to the root), or why it is not walked:
         the skipped name ("node_modules") or the ignore file that hides it (".gitignore")."""
+        if (known := self._rules.get(directory)) is not None:  # files come folder by folder
+            return known
         rules, path = self._rules[""], ""
         for part in directory.split("/") if directory else []:
             path = f"{path}/{part}" if path else part
@@ -266,9 +304,14 @@ class Visibility:
             rules = self._rules[path]
         return rules
 
-    def __call__(self, path: str) -> bool:
+    def why_hidden(self, path: str) -> str | None:
+        """None when the walk would list the file `path`; else what hides it: the kind of
+        ignore file (".gitignore"), or the skipped folder's name ("node_modules")."""
         rules = self.rules_in(path.rpartition("/")[0])
-        return not isinstance(rules, str) and rules.hidden_by(path, is_dir=False) is None
+        return rules if isinstance(rules, str) else rules.hidden_by(path, is_dir=False)
+
+    def __call__(self, path: str) -> bool:
+        return self.why_hidden(path) is None
 
 
 def walk_files(root: Path, top: str = "", max_depth: int | None = None) -> Iterator[str]:

@@ -307,6 +307,13 @@ class Wildcard:
         self._remember(directory, states, test)
         return test
 
+    def names_in(self, directory: str) -> Callable[[str], bool]:
+        """The test the name of a file in `directory` ("" for the top) must pass for its path
+        to match: a walk asks once per folder, then filters names before joining them."""
+        known = self._dirs.get(directory)
+        test = known[1] if known is not None else None
+        return test or self._name_test(directory)
+
     def match(self, path: str) -> bool:
         """Whether the whole '/'-separated relative `path` matches. A walk lists a folder's
         files together: the folder is matched once, and each file costs one test of its name."""

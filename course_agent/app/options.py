@@ -1,0 +1,123 @@
+"""The options that choose a model, a root and a run's bounds, for the CLI and `%%agent` alike.
+
+Imports no provider client, tool or grader, so `course-agent --help` costs about what Python's own
+start-up does. Deliberately not handled: reading keys or building a model (that is settings.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+__all__ = [
+    "DEFAULT_ANTHROPIC_MODEL",
+    "DEFAULT_MODEL",
+    "DEFAULT_REQUEST_TIMEOUT",
+    "DEFAULT_RUN_SECONDS",
+    "DEFAULT_TIMEOUT",
+    "MAX_TURNS",
+    "PROVIDERS",
+    "REQUEST_TIMEOUT_VARIABLE",
+    "RUN_DEADLINE_VARIABLE",
+    "TIMEOUT_VARIABLE",
+    "add_model_options",
+    "env_flag",
+    "seconds_from",
+]
+
+# Written out here, not imported from the wire formats and the loop: importing those costs the
+# --help a parser and the lesson. tests/test_options.py checks they are the modules' own.
+MAX_TURNS = 12
+DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
+PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
+TIMEOUT_VARIABLE = "COURSE_AGENT_TIMEOUT"  # seconds to wait for the gateway: connecting, or data
+REQUEST_TIMEOUT_VARIABLE = "COURSE_AGENT_REQUEST_TIMEOUT"  # seconds for one whole request
+RUN_DEADLINE_VARIABLE = "COURSE_AGENT_RUN_DEADLINE"  # seconds for a whole run (every turn)
+# The defaults a student can live with (docs/hardening.md): a silent gateway is named within 30 s
+# (60 s when it trickles a byte now and then), one request ends within 5 minutes, and so does a
+# whole run. Checked against providers.gateway.deadlines and app.guard by tests/test_options.py.
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_REQUEST_TIMEOUT = 300.0
+DEFAULT_RUN_SECONDS = 300.0
+
+
+def seconds_from(
+    env: Mapping[str, str], variable: str, default: float, option: float | None = None
+) -> float:
+    """`option` if given, else the variable in seconds, else `default`; ValueError for anything
+    that is not a number of seconds above 0."""
+    text = str(option) if option is not None else env.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (0 < seconds < math.inf):
+        where = f"--deadline {text}" if option is not None else f"{variable}={text!r}"
+        raise ValueError(f"{where} is not a number of seconds above 0; e.g. set it to {default:g}")
+    return seconds
+
+
+def env_flag(env: Mapping[str, str], name: str) -> bool:
+    return env.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """Declare the options that choose the model and the root, for the CLI and `%%agent` alike."""
+    parser.add_argument(
+        "--mock",
+        action="store_true",
+        help="the offline scripted model on a generated sandbox (as MOCK=1); no key needed",
+    )
+    parser.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        help="wire format: openai (any OpenAI-compatible gateway: OPENAI_API_KEY, OPENAI_BASE_URL) "
+        "or anthropic (Messages API: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL); default openai, "
+        "or anthropic when only ANTHROPIC_API_KEY is set",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="NAME",
+        help=f"model name (default $COURSE_AGENT_MODEL, else {DEFAULT_MODEL} or "
+        f"{DEFAULT_ANTHROPIC_MODEL})",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the gateway (default $OPENAI_BASE_URL or $ANTHROPIC_BASE_URL, else the provider's "
+        "own API); a URL from .env is used only with a key from the same .env",
+    )
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="folder the tools may read (default: the current folder; offline: a generated "
+        "sandbox)",
+    )
+    parser.add_argument(
+        "--max-turns",
+        type=int,
+        default=MAX_TURNS,
+        metavar="N",
+        help=f"stop after N model requests (default {MAX_TURNS})",
+    )
+    parser.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
+    parser.add_argument(
+        "--replay", type=Path, metavar="FILE", help="replay a --record FILE offline, no key needed"
+    )
+    parser.add_argument(
+        "--deadline",
+        type=float,
+        metavar="SECONDS",
+        help=f"stop the whole run after SECONDS (default ${RUN_DEADLINE_VARIABLE}, else "
+        f"{DEFAULT_RUN_SECONDS:g})",
+    )
+    parser.add_argument(
+        "--inject",
+        choices=["bad_args"],
+        help="offline: the scripted model sends bad arguments first (as INJECT=bad_args)",
+    )
