@@ -1,7 +1,8 @@
 """A made-up class of any size, in known numbers of each kind of submission.
 
 Kinds: "solved", "starter", "wrong: NAME" (one of tests/wrong_implementations.py pasted into a
-solved lab), "refused: exercise N" (the package's answer imported), "endless loop", "kernel killed",
+solved lab), "imported: exercise N" (the package's answer imported), "endless loop",
+"kernel killed",
 "broken JSON". `build_class(folder, mixture)` writes the notebooks, shuffled with a fixed seed, and
 returns {path: kind}; `score_without_kernel` scores one in this process, as the grader's kernel
 would (for the kinds a kernel is not needed for). By hand: `python tests/class_mixture.py DIR`
@@ -10,6 +11,7 @@ writes the 120-submission class `MIXTURE_120`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import sys
@@ -20,6 +22,7 @@ from typing import Any
 
 import nbformat
 from lab_class import RELEASE, solved, submission
+from stripped_answers import judged
 from wrong_implementations import WRONG
 
 from course_agent.lab.grade import GradeRow, row_from_report
@@ -45,7 +48,7 @@ ToolCallAccumulator.drain = endless_drain"""
 _OTHERS: dict[str, int] = {
     "starter": 12,
     **{f"wrong: {name}": 1 for name in WRONG},  # every wrong answer of the catalogue, once
-    **{f"refused: exercise {number}": 2 for number in IMPORTS},
+    **{f"imported: exercise {number}": 2 for number in IMPORTS},
     "endless loop": 4,
     "kernel killed": 1,
     "broken JSON": 5,
@@ -59,6 +62,9 @@ KERNEL_NOTES = {
     "kernel killed": "kernel died in cell {exercise_2}",
 }
 SCORED_CELLS = ("setup", "registry", "exercise-1", "exercise-2", "exercise-3")
+# Kinds whose code calls the package's own answer: only a process that imports the package
+# without its answers, as a grading kernel does, scores them as the grader does.
+USES_THE_PACKAGE = ("imported: ", "wrong: executor delegates to default_registry().execute")
 
 
 def exercises(kind: str) -> dict[int, str]:
@@ -69,7 +75,7 @@ def exercises(kind: str) -> dict[int, str]:
     if kind.startswith("wrong: "):
         number, source = WRONG[kind.removeprefix("wrong: ")]
         return {**answers, number: source}
-    if kind.startswith("refused: exercise "):
+    if kind.startswith("imported: exercise "):
         number = int(kind.rsplit(" ", 1)[1])
         return {**answers, number: IMPORTS[number]}
     if kind == "endless loop":
@@ -125,6 +131,9 @@ def score_without_kernel(path: Path, kind: str, reference: Any, timeout: float) 
         return row_from_report(str(path), None, timeout, note)
     cells = {cell.get("id"): cell.source for cell in restore(nb, reference).cells}
     sources = tuple(cells[cell_id] for cell_id in SCORED_CELLS)
+    if sources not in _SCORES and kind.startswith(USES_THE_PACKAGE):
+        report = judged({kind: dict(zip(SCORED_CELLS, sources, strict=True))})[kind]
+        _SCORES[sources] = {"checks": [dataclasses.asdict(check) for check in report.checks]}
     if sources not in _SCORES:
         namespace: dict[str, Any] = {"__name__": "__main__"}
         for source in sources:

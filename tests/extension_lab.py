@@ -91,7 +91,7 @@ WRONG: dict[str, tuple[int, Callable[[str], str], int, str]] = {
         1,
         _edit('name="list_dir"', 'name="dir_list"'),
         1,
-        "rule 1: name 'dir_list' does not start with a verb",
+        "rule 1: name 'dir_list' does not start with one of the 41 verbs",
     ),
     "no example": (
         1,

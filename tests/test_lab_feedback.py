@@ -77,10 +77,10 @@ def test_a_wrong_answer_points_at_its_own_cell_even_for_the_combined_checks(tmp_
     assert "the last 3200 chars (the tail) must come after it" in text
 
 
-def test_a_refused_exercise_says_why_and_where(tmp_path, reference):
-    text = feedback_text(graded(tmp_path / "r.ipynb", "refused: exercise 2", reference), reference)
-    assert "### Refused: an exercise you did not write yourself" in text
-    assert "exercise 2 imports execute_call from course_agent" in text
+def test_an_imported_answer_is_a_failed_check_not_a_refusal(tmp_path, reference):
+    text = feedback_text(graded(tmp_path / "r.ipynb", "imported: exercise 2", reference), reference)
+    assert "Refused" not in text and "Check 4, bad-argument feedback" in text
+    assert "not available while grading" in text
     assert "Look at: cell 13 of your notebook (id `exercise-2`)" in text
 
 

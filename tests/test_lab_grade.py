@@ -101,7 +101,6 @@ FORGED = {
     "threading.Thread(target=_watch, daemon=True).start()\n\n\n"
     "def truncate_result(result):\n    raise NotImplementedError",
 }
-STOPPED = "the grader's self-test was stopped by the notebook"
 # A file name that would draw a 7/7 row of its own on the grader's terminal.
 EVIL_NAME = "20-link\n01-solved.ipynb  7\u22157    -  \x1b[2K\u202e.ipynb"
 
@@ -203,6 +202,15 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         # Each printed a 7/7 report imitating the grader's: only the kernel's reply is read.
         ("16-forged-report", "2", "3 4 5 6 7"),
         ("19-forging-thread", "2", "3 4 5 6 7"),
+        # What the kernel raises while answering (SystemExit, an exception named like the old
+        # report) is its answer to that check: it fails, the others are judged.
+        ("17-forged-report-then-exit", "2", "3 4 5 6 7"),
+        ("18-exception-named-like-the-report", "2", "3 4 5 6 7"),
+        # The package's answers are not in the grading kernel: imported, subclassed or wrapped,
+        # they fail the checks that run them.
+        ("11-package-imports", "2", "3 4 5 6 7"),
+        ("12-subclass-and-wrapper", "3", "3 4 6 7"),
+        ("06-deleted-definition", "4", "4 6 7"),
     ],
 )
 def test_a_submission_that_runs_gets_its_score_and_failed_checks(
@@ -227,35 +235,26 @@ def test_answers_recorded_at_the_default_seed_meet_the_graders_own_seed(
     assert int(row["passed"]) < 7 and "5" in row["failed"].split(), row
 
 
-@pytest.mark.parametrize(
-    ("name", "note"),
-    [
-        ("08-fake-report", ""),
-        ("09-rebound-selftest", ""),  # exercise 1 solved, 2 and 3 not: 3/7
-        ("10-edited-selftest", ""),
-        ("06-deleted-definition", "exercise 2: the notebook defines no execute_call"),
-        (
-            "11-package-imports",
-            "exercise 1 imports ToolCallAccumulator from course_agent; "
-            "exercise 2 imports execute_call from course_agent; "
-            "exercise 3 imports truncate_result from course_agent",
-        ),
-        (
-            "12-subclass-and-wrapper",
-            "exercise 1 subclasses ToolCallAccumulator from course_agent; "
-            "exercise 2 calls execute_call from course_agent",
-        ),
-    ],
-)
-def test_no_cheat_reaches_seven_and_its_row_says_why(
-    graded: dict[str, Any], name: str, note: str
+@pytest.mark.parametrize("name", ["08-fake-report", "09-rebound-selftest", "10-edited-selftest"])
+def test_no_cheat_reaches_seven_and_is_graded_on_its_real_code(
+    graded: dict[str, Any], name: str
 ) -> None:
     row = graded["rows"][name]
-    assert row["total"] == "7" and int(row["passed"]) < 7, row
-    assert row["note"] == note
-    if not note:  # a forged report or a rebound name: graded on the real code
-        real = ("3", "4 5 6 7") if name == "09-rebound-selftest" else ("2", "3 4 5 6 7")
-        assert (row["passed"], row["failed"]) == real
+    assert row["total"] == "7" and row["note"] == "", row
+    real = ("3", "4 5 6 7") if name == "09-rebound-selftest" else ("2", "3 4 5 6 7")
+    assert (row["passed"], row["failed"]) == real
+
+
+def test_rows_say_what_went_wrong_and_where(graded: dict[str, Any]) -> None:
+    imported = graded["rows"]["11-package-imports"]["details"].split(" | ")
+    assert imported[0] == (
+        "fragment merging: exercise 1 (cell `exercise-1`): not available while grading"
+    )
+    deleted = graded["rows"]["06-deleted-definition"]["details"].split(" | ")[0]
+    assert deleted == (
+        "bad-argument feedback: exercise 2 (cell `exercise-2`): the kernel gave no answer: "
+        "NameError: name 'execute_call' is not defined"
+    )
 
 
 @pytest.mark.parametrize(
@@ -264,14 +263,6 @@ def test_no_cheat_reaches_seven_and_its_row_says_why(
         ("04-endless-loop", f"timeout: cell {cell_number('check-1')} ran over {TIMEOUT} s"),
         ("05-kernel-killed", f"kernel died in cell {cell_number('exercise-2')}"),
         ("07-broken-json", "not a notebook: JSONDecodeError: "),
-        (
-            "17-forged-report-then-exit",
-            "the grader's self-test was stopped by the notebook: SystemExit",
-        ),
-        (
-            "18-exception-named-like-the-report",
-            f"{STOPPED}: GradeReport: {{",
-        ),
         (EVIL_NAME.removesuffix(".ipynb"), "a symbolic link, not a notebook"),
         ("21-huge", "too large: "),
     ],

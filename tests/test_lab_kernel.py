@@ -118,3 +118,15 @@ def test_a_run_keeps_a_bounded_amount_of_output_and_each_cells_reply() -> None:
     assert kept <= OUTPUT_LIMIT
     assert [replies[index]["content"]["status"] for index in range(3)] == ["ok", "ok", "error"]
     assert replies[2]["content"]["evalue"] == "the reply names it"
+
+
+def test_a_kernel_started_in_a_relative_folder_runs_there(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `course-agent lab execute labs/source/day03-lab.ipynb` hands the kernel a relative folder;
+    # the sandbox binds absolute paths only, and the kernel died before it answered.
+    (tmp_path / "labs" / "source").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path)
+    nb = notebook("import os\nprint(os.getcwd())")
+    assert run_notebook(nb, timeout=30, cwd=Path("labs/source"), sandbox=True) == ""
+    assert nb.cells[0].outputs[0]["text"].strip() == str(tmp_path / "labs" / "source")

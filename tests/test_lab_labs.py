@@ -9,14 +9,14 @@ from extension_lab import RELEASE as EXTENSIONS
 from lab_class import RELEASE as MAIN
 
 from course_agent.lab.labs import LABS, detect_lab, find_lab
-from course_agent.selftest.extensions import run_extensions_selftest
-from course_agent.selftest.lab import run_selftest
+from course_agent.selftest.extensions import EXTENSION_PARTS
+from course_agent.selftest.lab import PARTS
 
 
 def test_each_lab_has_its_release_self_test_and_exercises() -> None:
     assert list(LABS) == ["day03-lab", "day03-extensions"]
-    assert find_lab("day03-lab").selftest is run_selftest
-    assert find_lab("day03-extensions.ipynb").selftest is run_extensions_selftest
+    assert find_lab("day03-lab").parts == tuple(PARTS)
+    assert find_lab("day03-extensions.ipynb").parts == tuple(EXTENSION_PARTS)
     for lab in LABS.values():
         assert lab.released.is_file() and lab.released.name == lab.notebook
     names = [exercise.name for exercise in LABS["day03-extensions"].exercises]

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from lab_class import kernel_env
 from nbclient import NotebookClient
 
-from course_agent.lab.grade import GradeRow, main_grade, row_from_report
-from course_agent.lab.report import ClassReport, grade_class, normalise
+from course_agent.lab.grade import GradeRow, grade_class, main_grade, row_from_report
+from course_agent.lab.report import ClassReport, normalise
 
 NAMES = ["registry", "path boundary", "fragment merging", "truncation"]
 
@@ -65,7 +65,7 @@ def test_the_scores_count_every_row_once_with_every_bar_shown() -> None:
         {"score": "4/4", "count": 1},
         {"score": "no score", "count": 3},
     ]
-    assert (figures["full_marks"], figures["refused"]) == (1, 1)
+    assert figures["full_marks"] == 1 and "refused" not in figures
     assert figures["unscored"] == [
         {"reason": "timeout", "count": 2},
         {"reason": "not a notebook", "count": 1},

@@ -4,8 +4,6 @@ answer in tests/wrong_implementations.py fails its own check with a line that na
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 import nbformat
 import pytest
 from starters import starter as starter_path
+from stripped_answers import judged
 from wrong_implementations import ALTERNATIVES, BEYOND_THE_LAB, CHEATS, RIGHT, WRONG
 
 from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
@@ -70,8 +69,7 @@ MESSAGES: dict[str, list[str]] = {
     "executor's JSON error does not say where it broke": ["cut short", "where it broke"],
     "executor unpacks the arguments with **": ["not an object", "TypeError"],
     "executor looks tools up in default_registry(), not in its tools": ["call echo", "must run"],
-    "executor delegates to default_registry().execute": ["package's", "write your own"],
-    "executor delegates to the package's execute_call": ["package's", "write your own"],
+    "executor delegates to default_registry().execute": ["unknown tool", "echo, guard"],
     "truncation hard-codes '12000 of 20000'": ["8001-char", "the note", "1 of 8001"],
     "truncation flags results that fit with truncated=False": ["fits", "unchanged", "truncated"],
     "truncation cuts a result of exactly 8000 chars": ["8000-char", "fits", "unchanged"],
@@ -132,41 +130,43 @@ def test_each_wrong_answer_fails_its_check_naming_the_case(name: str) -> None:
     assert "\n" not in check.line and len(check.line) <= 320, check.line
 
 
-# What the failed check's line must say for each cheat: it was seen, and what to stop doing.
+# What the failed check's line must say for each cheat, answered by a process that imports the
+# package without its answers, as a grading kernel does: the package's answer is not there.
+GONE = "not available while grading"
 CHEAT_MESSAGES: dict[str, list[str]] = {
-    "accumulator turns the profiler off, then runs the package's": [
-        "changed the profiler",
-        "leave sys.setprofile alone",
-    ],
-    "executor turns the profiler off, then runs the package's": ["execute_call changed the prof"],
-    "truncation turns the profiler off around the package's, and back on": [
-        "truncate_result changed the profiler"
-    ],
-    "truncation installs a profiler of its own, then runs the package's": [
-        "truncate_result runs the package's own course_agent.truncate.truncate_result"
-    ],
-    "truncation starts cProfile, then runs the package's": [
-        "a profiler (cProfile.Profile) was running",
-        "truncate_result",
-        "disable",
-    ],
+    "executor delegates to the package's execute_call": [GONE],
+    "accumulator turns the profiler off, then runs the package's": [GONE],
+    "executor turns the profiler off, then runs the package's": [GONE],
+    "truncation turns the profiler off around the package's, and back on": [GONE],
+    "truncation installs a profiler of its own, then runs the package's": [GONE],
+    "truncation starts cProfile, then runs the package's": [GONE],
     "accumulator yields the package's calls from a generator": ["drain returned a generator"],
-    "executor runs a copy of the package's module": ["package's own", "write your own"],
+    "executor runs a copy of the package's module": [GONE],
     "executor answers with a str that contains every word": ["'Operation failed' does not say"],
     "truncation answers with a result equal to anything": ["meta {} should be", "keep the meta"],
     "accumulator drains ids equal to anything": ["repeated id", "don't append it"],
 }
 
 
-@pytest.fixture
-def profiler_restored() -> Iterator[None]:
-    """Whatever profiler a cheat leaves on (cProfile's, a lambda) is off again afterwards."""
-    before = sys.getprofile()
-    yield
-    left = sys.getprofile()
-    if left is not before and hasattr(left, "disable"):
-        left.disable()  # cProfile's: setprofile(None) alone would leave its object enabled
-    sys.setprofile(before)
+def lab_cells(**exercises: str) -> dict[str, str]:
+    """The lab's setup cell and its three exercises (the solution's unless given), by cell id."""
+    source = cell_sources(LABS / "source" / "day03-lab.ipynb")
+    cells = {"setup": source["setup"]}
+    for number in (1, 2, 3):
+        cells[f"exercise-{number}"] = exercises.get(
+            f"exercise_{number}", source[f"exercise-{number}"]
+        )
+    return cells
+
+
+@pytest.fixture(scope="module")
+def cheats_judged() -> dict[str, SelftestReport]:
+    """Every cheat answered in one stripped process, judged here."""
+    entries = {
+        name: lab_cells(**{f"exercise_{exercise}": source})
+        for name, (exercise, source) in CHEATS.items()
+    }
+    return judged(entries)
 
 
 def test_the_catalogue_has_a_message_for_every_cheat() -> None:
@@ -174,13 +174,20 @@ def test_the_catalogue_has_a_message_for_every_cheat() -> None:
 
 
 @pytest.mark.parametrize("name", list(CHEATS))
-def test_each_cheat_fails_its_check_saying_what_it_hid(name: str, profiler_restored: None) -> None:
-    exercise, source = CHEATS[name]
-    report = grade(lab_namespace(**{f"exercise_{exercise}": source}))
+def test_each_cheat_fails_its_check_where_the_grader_asks(
+    name: str, cheats_judged: dict[str, SelftestReport]
+) -> None:
+    exercise, _ = CHEATS[name]
+    report = cheats_judged[name]
     check = report.checks[CHECK_OF_EXERCISE[exercise] - 1]
     assert not check.ok, f"{name} passed: {check.line}"
     missing = [part for part in CHEAT_MESSAGES[name] if part not in check.line]
     assert not missing, f"{name}: {check.line!r} does not say {missing}"
+
+
+def test_the_solution_answered_in_a_stripped_process_scores_seven() -> None:
+    reports = judged({"solved": lab_cells()}, seed=SEED + 3)
+    assert reports["solved"].summary() == "7/7 passed", str(reports["solved"])
 
 
 @pytest.mark.parametrize("name", list(ALTERNATIVES))
@@ -294,28 +301,18 @@ def test_checks_carry_their_name() -> None:
     assert SelftestReport([check]).failures() == ["x 3. fragment merging: drain raised KeyError: 0"]
 
 
-def test_watching_for_the_package_leaves_no_profiler_behind() -> None:
-    before = sys.getprofile()
-    grade(lab_namespace(exercise_2=WRONG["executor delegates to the package's execute_call"][1]))
-    grade(lab_namespace(exercise_2=WRONG["executor lets any other exception out"][1]))
-    assert sys.getprofile() is before
-
-
-def test_a_wrapper_around_the_package_accumulator_is_refused() -> None:
-    source = "from course_agent import ToolCallAccumulator as _Package\n\n\n" + (
+def test_the_package_itself_is_not_there_to_wrap_where_the_grader_asks() -> None:
+    accumulator = "from course_agent import ToolCallAccumulator as _Package\n\n\n" + (
         "class ToolCallAccumulator(_Package):\n    pass\n"
     )
-    check = grade(lab_namespace(exercise_1=source)).checks[2]
-    assert not check.ok and "package's" in check.line
-
-
-def test_a_wrapper_around_the_package_truncation_is_refused() -> None:
-    source = (
+    truncation = (
         "from course_agent import truncate_result as _package\n\n\n"
         "def truncate_result(result):\n    return _package(result)\n"
     )
-    check = grade(lab_namespace(exercise_3=source)).checks[4]
-    assert not check.ok and "package's" in check.line
+    reports = judged(
+        {"1": lab_cells(exercise_1=accumulator), "3": lab_cells(exercise_3=truncation)}
+    )
+    assert GONE in reports["1"].checks[2].line and GONE in reports["3"].checks[4].line
 
 
 # -- what the self-test deliberately does not ask ------------------------------------------------

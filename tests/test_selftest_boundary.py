@@ -10,8 +10,8 @@ import pytest
 
 from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolError
-from course_agent.selftest.boundary import CASES, boundary_cases, build_tree, check_boundary
-from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.boundary import BOUNDARY, CASES, build_tree, cases_boundary
+from course_agent.selftest.judge import CheckFailed, run_part
 
 
 def judged(root: Path, path: str) -> bool:
@@ -30,20 +30,16 @@ def test_every_case_says_what_resolve_inside_says(tmp_path: Path, root: str) -> 
         assert judged(tmp_path / root, path) is case.inside, case.label
 
 
-def test_the_cases_are_drawn_in_a_seeded_order_through_both_roots(tmp_path: Path) -> None:
-    first = (
-        boundary_cases(tmp_path / "a", random.Random(1)) if (tmp_path / "a").mkdir() is None else []
-    )
-    again = (
-        boundary_cases(tmp_path / "b", random.Random(1)) if (tmp_path / "b").mkdir() is None else []
-    )
-    assert sorted(case.label for case, _, _ in first) == sorted(case.label for case in CASES)
-    assert [case.label for case, _, _ in first] == [case.label for case, _, _ in again]
-    assert {root.name == "alias" for _, root, _ in first} == {True, False}
+def test_the_cases_are_drawn_in_a_seeded_order_through_both_roots() -> None:
+    first, again = cases_boundary(random.Random(1)), cases_boundary(random.Random(1))
+    labels = sorted(case.label for case in CASES)
+    assert sorted(case["where"].split(" (")[0] for case in first) == labels
+    assert first == again
+    assert {case["ask"]["alias"] for case in first} == {True, False}
 
 
 def test_the_packages_own_judgement_passes(tmp_path: Path) -> None:
-    assert "22 paths judged" in check_boundary(judged, random.Random(3))
+    assert "22 paths judged" in run_part(BOUNDARY, {"is_inside": judged}, random.Random(3))
 
 
 def prefix_only(root: Path, path: str) -> bool:
@@ -59,7 +55,7 @@ def prefix_only(root: Path, path: str) -> bool:
 
 def test_the_sibling_prefix_trap_is_named_with_what_to_do() -> None:
     with pytest.raises(CheckFailed) as failed:
-        check_boundary(prefix_only, random.Random(3))
+        run_part(BOUNDARY, {"is_inside": prefix_only}, random.Random(3))
     message = str(failed.value)
     assert message.startswith("the sibling") and "you said inside" in message
     assert (
@@ -70,4 +66,4 @@ def test_the_sibling_prefix_trap_is_named_with_what_to_do() -> None:
 
 def test_an_answer_that_is_no_bool_or_raises_is_told_to_return_one() -> None:
     with pytest.raises(CheckFailed, match="is_inside returned 'yes'; return True or False"):
-        check_boundary(lambda root, path: "yes", random.Random(3))
+        run_part(BOUNDARY, {"is_inside": lambda root, path: "yes"}, random.Random(3))

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from extension_lab import namespace, solved
 
-from course_agent.selftest.bounds import check_glob_page, check_grep_page, glob_cases, grep_cases
-from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.bounds import GLOB_PAGE, GREP_PAGE, glob_cases, grep_cases
+from course_agent.selftest.judge import CheckFailed, run_part
 
 
 @pytest.fixture(scope="module")
@@ -45,10 +45,18 @@ def test_the_grep_trees_reach_each_bound(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_labs_solution_pages_as_the_tools_do_on_any_draw(pages: dict, seed: int) -> None:
-    assert "8 trees paged as glob" in check_glob_page(pages["glob"], random.Random(seed))
-    assert "7 trees paged as grep" in check_grep_page(pages["grep"], random.Random(seed))
+    assert "8 trees paged as glob" in run_part(
+        GLOB_PAGE, {"page_paths": pages["glob"]}, random.Random(seed)
+    )
+    assert "7 trees paged as grep" in run_part(
+        GREP_PAGE, {"page_matches": pages["grep"]}, random.Random(seed)
+    )
 
 
 def test_a_page_that_is_not_text_is_told_to_be_text() -> None:
     with pytest.raises(CheckFailed, match="returned \\['a'\\]; return the text"):
-        check_glob_page(lambda matches, limit, pattern, total: ["a"], random.Random(1))
+        run_part(
+            GLOB_PAGE,
+            {"page_paths": lambda matches, limit, pattern, total: ["a"]},
+            random.Random(1),
+        )

@@ -17,13 +17,12 @@ from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import AgentStopped, ToolContext, ToolDef, ToolFinished
 from course_agent.registry import ToolRegistry, default_registry
 from course_agent.selftest.design import (
+    DESIGN,
     LIST_QUESTION,
+    WIRED,
     AddedToolScript,
-    check_design,
-    check_wired,
-    made_tool,
 )
-from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.judge import CheckFailed, run_part
 from course_agent.tools.list_dir import run_list_dir
 
 
@@ -33,8 +32,12 @@ def tool() -> ToolDef:
 
 
 def test_the_labs_design_passes_both_checks(tool: ToolDef) -> None:
-    assert check_design(lambda: tool, random.Random(1)).startswith("list_dir: a verb-noun name")
-    assert "the scripted model used it" in check_wired(lambda: tool, random.Random(1))
+    assert run_part(DESIGN, {"list_dir_tool": lambda: tool}, random.Random(1)).startswith(
+        "list_dir: a verb-noun name"
+    )
+    assert "the scripted model used it" in run_part(
+        WIRED, {"list_dir_tool": lambda: tool}, random.Random(1)
+    )
 
 
 def test_the_scripted_model_calls_the_added_tool_then_answers(
@@ -85,7 +88,7 @@ class Arguments(BaseModel):
 )
 def test_something_that_is_no_tool_is_told_what_to_return(made, problem: str) -> None:
     with pytest.raises(CheckFailed, match=re.escape(problem)):
-        made_tool(made)
+        run_part(DESIGN, {"list_dir_tool": made}, random.Random(1))
 
 
 def test_other_parameters_than_the_labs_are_named(tool: ToolDef) -> None:
@@ -94,4 +97,4 @@ def test_other_parameters_than_the_labs_are_named(tool: ToolDef) -> None:
         CheckFailed,
         match=r"list_dir has parameters \['directory'\]: the lab's tool takes path and limit",
     ):
-        check_wired(lambda: other, random.Random(1))
+        run_part(WIRED, {"list_dir_tool": lambda: other}, random.Random(1))

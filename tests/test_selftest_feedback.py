@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from course_agent import ToolContext, execute_call
 from course_agent.offline.repository import build_sandbox
-from course_agent.selftest.feedback import Probes, bad_calls, check_feedback
+from course_agent.selftest.feedback import FEEDBACK, Probes, bad_calls
+from course_agent.selftest.judge import run_part
 from course_agent.selftest.lab import SEED
 
 
@@ -24,12 +25,14 @@ def ctx(tmp_path_factory: pytest.TempPathFactory) -> ToolContext:
 @settings(max_examples=30)
 @given(seed=st.integers(0, 2**32))
 def test_the_package_executor_meets_every_generated_call(ctx: ToolContext, seed: int) -> None:
-    assert check_feedback(execute_call, ctx, random.Random(seed)).startswith("9 illegal calls")
+    assert run_part(FEEDBACK, {"run_call": execute_call}, random.Random(seed)).startswith(
+        "9 illegal calls"
+    )
 
 
 def test_every_kind_of_illegal_call_is_there_and_three_that_must_run() -> None:
     rng = random.Random(SEED)
-    labels = [case.label for case in bad_calls(rng, Probes(rng))]
+    labels = [case.label for case in bad_calls(rng, Probes("abcdef", "KeyError"))]
     kinds = [
         "unknown tool",
         "arguments cut short",
@@ -51,7 +54,7 @@ def test_every_kind_of_illegal_call_is_there_and_three_that_must_run() -> None:
 
 
 def test_echo_notes_a_raw_dict_and_refuses_it(tmp_path: Path) -> None:
-    probes = Probes(random.Random(SEED))
+    probes = Probes("abcdef", "KeyError")
     echo = probes.tools["echo"]
     with pytest.raises(TypeError, match="echo cannot use a dict"):
         echo.run({"phrase": "hi"}, ToolContext(tmp_path))
@@ -60,7 +63,7 @@ def test_echo_notes_a_raw_dict_and_refuses_it(tmp_path: Path) -> None:
 
 
 def test_the_probe_schemas_are_strict_and_described() -> None:
-    for tool in Probes(random.Random(SEED)).tools.values():
+    for tool in Probes("abcdef", "ValueError").tools.values():
         schema = tool.parameters
         assert schema["additionalProperties"] is False
         assert all(prop.get("description") for prop in schema["properties"].values())

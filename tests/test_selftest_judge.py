@@ -1,102 +1,24 @@
-"""How a check fails: one clipped line, and a watch that sees the package's answer run."""
+"""How a check fails: one clipped line; what crosses from the kernel is plain data, judged here."""
 
 from __future__ import annotations
 
-import cProfile
-import sys
-from collections.abc import Iterator
+import random
 
 import pytest
 
-from course_agent import ToolResult, truncate_result
+from course_agent import ToolResult
 from course_agent.selftest.judge import (
     CheckFailed,
-    Watch,
+    caught,
+    difference,
     first_of,
     plain,
     plain_result,
-    raised,
+    result_of,
+    said,
     shown,
 )
-
-
-@pytest.fixture
-def no_profiler() -> Iterator[None]:
-    before = sys.getprofile()
-    sys.setprofile(None)
-    yield
-    sys.setprofile(before)
-
-
-def wrapper(result: ToolResult) -> ToolResult:
-    return truncate_result(result)
-
-
-def test_a_wrapper_around_the_package_is_seen_and_named(no_profiler: None) -> None:
-    watch = Watch(wrapper, truncate_result, truncate_result)
-    assert watch(wrapper, ToolResult("short")) == ToolResult("short")
-    assert sys.getprofile() is None
-    with pytest.raises(CheckFailed, match=r"^wrapper runs the package's own course_agent\.trunc"):
-        watch.verdict()
-
-
-def test_the_package_itself_is_not_watched(no_profiler: None) -> None:
-    watch = Watch(truncate_result, truncate_result, truncate_result)
-    watch(truncate_result, ToolResult("short"))
-    watch.verdict()  # does not raise
-
-
-def test_a_student_that_raises_leaves_no_profiler_behind(no_profiler: None) -> None:
-    def broken() -> None:
-        raise ValueError("no")
-
-    with pytest.raises(ValueError):
-        Watch(broken, truncate_result, truncate_result)(broken)
-    assert sys.getprofile() is None
-
-
-def test_another_python_profiler_is_set_aside_and_put_back(no_profiler: None) -> None:
-    seen: list[str] = []
-
-    def other(frame: object, event: str, arg: object) -> None:
-        seen.append(event)
-
-    sys.setprofile(other)
-    try:
-        watch = Watch(wrapper, truncate_result, truncate_result)
-        watch(wrapper, ToolResult("short"))
-        assert sys.getprofile() is other
-    finally:
-        sys.setprofile(None)
-    with pytest.raises(CheckFailed, match=r"^wrapper runs the package's own"):
-        watch.verdict()  # a profiler set beforehand (by a student's cell, say) hides nothing
-
-
-def test_a_profiler_that_cannot_be_put_back_fails_the_check(no_profiler: None) -> None:
-    profiler = cProfile.Profile()
-    profiler.enable()
-    try:
-        watch = Watch(wrapper, truncate_result, truncate_result)
-        watch(wrapper, ToolResult("short"))
-        assert sys.getprofile() is profiler  # left running as it was
-    finally:
-        profiler.disable()
-    with pytest.raises(
-        CheckFailed, match=r"^a profiler \(cProfile\.Profile\) was running.*wrapper"
-    ):
-        watch.verdict()
-
-
-def test_code_that_turns_the_watch_off_fails_the_check(no_profiler: None) -> None:
-    def sly(result: ToolResult) -> ToolResult:
-        sys.setprofile(None)
-        return truncate_result(result)
-
-    watch = Watch(sly, truncate_result, truncate_result)
-    assert watch(sly, ToolResult("short")) == ToolResult("short")
-    assert sys.getprofile() is None
-    with pytest.raises(CheckFailed, match=r"^sly changed the profiler \(sys\.setprofile\)"):
-        watch.verdict()
+from course_agent.selftest.lab import PARTS, judge_part
 
 
 class Liar(str):
@@ -121,13 +43,14 @@ def test_a_students_values_are_judged_as_plain_copies() -> None:
     copy = plain({"id": Liar("x"), "n": [1, True, None]})
     assert copy == {"id": "x", "n": [1, True, None]} and type(copy["id"]) is str
     assert copy != {"id": "y", "n": [1, True, None]}
-    result = plain_result(Always(Liar("Operation failed"), False, {"k": Liar("v")}), "yours")
+    answer = plain_result(Always(Liar("Operation failed"), False, {"k": Liar("v")}), "yours")
+    result = result_of(answer["result"])
     assert type(result) is ToolResult and type(result.content) is str
     assert result != ToolResult("anything", False) and "echo" not in result.content
 
 
 @pytest.mark.parametrize(
-    ("returned", "said"),
+    ("returned", "told"),
     [
         ("text", "yours returned 'text': return a ToolResult"),
         (ToolResult(["a"]), "content is text"),  # type: ignore[arg-type]
@@ -135,24 +58,17 @@ def test_a_students_values_are_judged_as_plain_copies() -> None:
         (ToolResult("a", meta=None), "meta a dict"),  # type: ignore[arg-type]
     ],
 )
-def test_a_result_of_another_shape_is_one_line_saying_so(returned: object, said: str) -> None:
-    line = plain_result(returned, "yours")
-    assert isinstance(line, str) and said in line and "\n" not in line
+def test_a_result_of_another_shape_is_one_line_saying_so(returned: object, told: str) -> None:
+    line = plain_result(returned, "yours")["bad"]
+    assert told in line and "\n" not in line
 
 
-def test_code_that_turns_the_watch_off_and_back_on_fails_the_check(no_profiler: None) -> None:
-    def slier(result: ToolResult) -> ToolResult:
-        hook = sys.getprofile()
-        sys.setprofile(None)
-        try:
-            return truncate_result(result)
-        finally:
-            sys.setprofile(hook)  # as if nothing happened
-
-    watch = Watch(slier, truncate_result, truncate_result)
-    watch(slier, ToolResult("short"))
-    with pytest.raises(CheckFailed, match=r"^slier changed the profiler"):
-        watch.verdict()
+@pytest.mark.parametrize(
+    "data", [{"content": 1, "ok": True, "meta": {}}, {"content": "a", "ok": 1, "meta": {}}]
+)
+def test_an_answered_result_that_is_not_one_fails_the_check(data: dict) -> None:
+    with pytest.raises(CheckFailed, match="not one"):
+        result_of(data)
 
 
 @pytest.mark.parametrize("value", ["x" * 500, "line\n" * 50, {"k": "v" * 300}, None])
@@ -160,6 +76,15 @@ def test_a_value_is_shown_on_one_short_line(value: object) -> None:
     text = shown(value)
     assert "\n" not in text and len(text) <= 48
     assert text.startswith(repr(value)[:10])
+
+
+def test_a_difference_is_shown_where_it_occurs() -> None:
+    want = "alpha beta gamma delta " * 20
+    got = want[:200] + "X" + want[201:]
+    said_here = difference(got, want, window=10)
+    assert said_here.startswith("at char 200: ")
+    assert repr(got[195:205]) in said_here and repr(want[195:205]) in said_here
+    assert difference("abc", "abcdef").startswith("at char 3: 'abc' where 'abcdef'")
 
 
 def test_the_first_failure_says_how_many_more() -> None:
@@ -170,8 +95,30 @@ def test_the_first_failure_says_how_many_more() -> None:
         first_of(["one", "two"], 3, "cases")
 
 
-def test_an_exception_is_one_line_but_the_lab_stub_passes_through() -> None:
-    assert raised(KeyError(7), "drain") == "drain raised KeyError: 7"
-    assert "\n" not in raised(ValueError("a\nb"), "push")
-    with pytest.raises(NotImplementedError, match="exercise 1"):
-        raised(NotImplementedError("exercise 1: ..."), "push")
+def test_an_exception_is_data_one_line_and_the_lab_stub_says_its_own_message() -> None:
+    assert said(caught(KeyError(7)), "drain") == "drain raised KeyError: 7"
+    assert "\n" not in said(caught(ValueError("a\nb")), "push")
+    stub = "write this part: the TODO comment above says what it must do"
+    with pytest.raises(CheckFailed, match=f"^{stub}$"):  # never cut before what to do
+        said(caught(NotImplementedError(stub)), "push")
+
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    assert caught(Unprintable()) == {
+        "raised": ["Unprintable", "Exception", "BaseException", "object"],
+        "text": "",
+    }
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [None, "7/7", [], [{"calls": "all"}], [{"nonsense": True}] * 11, [[1, 2]] * 11, [None] * 11],
+)
+def test_answers_of_any_other_shape_fail_the_check_saying_so(answers: object) -> None:
+    part = PARTS[2]  # fragment merging
+    cases = part.cases(random.Random(1))
+    check = judge_part(3, part, cases, answers)
+    assert not check.ok and check.line.startswith("fragment merging: ")
+    assert "\n" not in check.line

@@ -8,14 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from course_agent import MAX_RESULT_CHARS, truncate_result
+from course_agent.selftest.judge import run_part
 from course_agent.selftest.lab import SEED
-from course_agent.selftest.truncation import check_truncation, results_to_truncate
+from course_agent.selftest.truncation import TRUNCATION, results_to_truncate
 
 
 @settings(max_examples=30)
 @given(seed=st.integers(0, 2**32))
 def test_the_package_truncation_meets_every_generated_result(seed: int) -> None:
-    line = check_truncation(truncate_result, random.Random(seed))
+    line = run_part(TRUNCATION, {"truncate": truncate_result}, random.Random(seed))
     assert line.startswith("a 20000-char result truncates to 8054 chars, stating 12000 were cut")
 
 

@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from course_agent.loop import check_transcript
-from course_agent.selftest.judge import CheckFailed
+from course_agent.selftest.judge import CheckFailed, run_part
 from course_agent.selftest.turns import (
     FINISHES,
     KINDS,
-    check_repair,
-    check_tool_turn,
+    REPAIR,
+    TOOL_TURN,
     repair_cases,
     repaired,
 )
@@ -30,7 +30,9 @@ def test_every_finish_with_and_without_calls_is_asked() -> None:
         asked.append((finish, len(calls)))
         return finish == "tool_calls" or bool(calls)
 
-    assert "including 'stop' with a call" in check_tool_turn(record, random.Random(1))
+    assert "including 'stop' with a call" in run_part(
+        TOOL_TURN, {"is_tool_turn": record}, random.Random(1)
+    )
     assert {(finish, count) for finish in FINISHES for count in (0, 1, 2)} <= set(asked)
     assert ("stop", 1) in asked and ("length", 1) in asked  # recorded and replayed ones too
 
@@ -47,14 +49,16 @@ def test_the_repair_rule_makes_every_broken_case_valid_and_leaves_a_valid_one_al
 
 
 def test_the_rule_itself_passes_its_check_and_mutation_is_named() -> None:
-    assert "8 transcripts repaired" in check_repair(repaired, random.Random(3))
+    assert "8 transcripts repaired" in run_part(
+        REPAIR, {"repair_transcript": repaired}, random.Random(3)
+    )
 
     def in_place(messages: list) -> list:
         messages[:] = repaired(messages)
         return messages
 
     with pytest.raises(CheckFailed, match="you changed the list passed in: build a new one"):
-        check_repair(in_place, random.Random(3))
+        run_part(REPAIR, {"repair_transcript": in_place}, random.Random(3))
 
 
 ROLES = st.sampled_from(["user", "assistant", "assistant+calls", "tool", "tool?"])

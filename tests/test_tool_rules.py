@@ -55,8 +55,9 @@ def test_glob_and_grep_are_no_verb_noun_names_and_read_file_keeps_every_rule() -
     assert problems["read_file"] == []
     for name in ("glob", "grep"):
         assert problems[name] == [
-            f"rule 1: name {name!r} does not start with a verb (list, read, get, find, search, "
-            "run, ...): put the action first, then what it acts on"
+            f"rule 1: name {name!r} does not start with one of the 41 verbs this check knows "
+            "(course_agent.selftest.tool_rules.VERBS: add, apply, build, call, check, copy, ...): "
+            "put the action first, then what it acts on"
         ]
 
 
@@ -65,7 +66,7 @@ def test_glob_and_grep_are_no_verb_noun_names_and_read_file_keeps_every_rule() -
     [
         ("listDir", "is not lowercase snake_case"),
         ("list-dir", "is not lowercase snake_case"),
-        ("dir_list", "does not start with a verb"),
+        ("dir_list", "does not start with one of the 41 verbs"),
         ("list", "is a verb alone: add the noun it acts on, e.g. list_dir"),
         ("list_read", "has two verbs"),
         ("list_all_the_entries", "has 4 words"),

@@ -7,8 +7,9 @@ ToolCallDelta, ToolContext, ToolDef, ToolError, ToolResult, default_registry, de
 is there; anything else a source imports itself. Every entry must fail its self-test check
 (tests/test_selftest.py); the grading tests paste them into notebooks as they are.
 
-`CHEATS` holds sources that hand the package's own answer in while hiding it from the self-test;
-each must fail too. `ALTERNATIVES` holds right answers written other ways (another slot shape, a
+`CHEATS` holds sources that hand the package's own answer in, plainly or hidden; each must fail
+when answered where the grader asks (tests/stripped_answers.py: the package without its answers).
+`ALTERNATIVES` holds right answers written other ways (another slot shape, a
 join in drain, a copy of a result that fits): each must pass all seven, so that no check asks for
 one way of writing it. `BEYOND_THE_LAB` holds answers that are wrong for the package but right
 for the lab as written: the self-test cannot fail them without failing the lab's own solution
@@ -351,18 +352,6 @@ def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext)
     return default_registry().execute(call, ctx)
 """,
     ),
-    "executor delegates to the package's execute_call": (
-        2,
-        """
-from collections.abc import Mapping
-
-from course_agent.registry import execute_call as package_execute_call
-
-
-def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext) -> ToolResult:
-    return package_execute_call(tools, call, ctx)
-""",
-    ),
     # -- exercise 3: truncation -----------------------------------------------------------------
     "truncation hard-codes '12000 of 20000'": _edit(
         3,
@@ -443,6 +432,18 @@ BEYOND_THE_LAB: dict[str, tuple[int, str]] = {
 # The package's own answer handed in under cover. Each must fail its check all the same; the ones
 # that leave a profiler on are cleaned up after by the test that runs them.
 CHEATS: dict[str, tuple[int, str]] = {
+    "executor delegates to the package's execute_call": (
+        2,
+        """
+from collections.abc import Mapping
+
+from course_agent.registry import execute_call as package_execute_call
+
+
+def execute_call(tools: Mapping[str, ToolDef], call: ToolCall, ctx: ToolContext) -> ToolResult:
+    return package_execute_call(tools, call, ctx)
+""",
+    ),
     "accumulator turns the profiler off, then runs the package's": (
         1,
         """

@@ -12,9 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from course_agent.lab.grade import GradeRow, grader_keys
-from course_agent.lab.report import short_names
 from course_agent.lab.restore import released_path, restore
+from course_agent.lab.rows import GradeRow, grader_keys, short_names
 from course_agent.safety.redaction import redact
 
 __all__ = ["RUNS", "feedback_text", "write_feedback"]
@@ -30,7 +29,8 @@ RUNS: dict[str, tuple[str, ...]] = {
     "offline loop": ("exercise-1", "exercise-2", "exercise-3"),
 }
 CELL_IN_NOTE = re.compile(r"\bcell (\d+)\b")  # kernel.py's "timeout: cell 11 ran over 60 s"
-EXERCISE_IN_REFUSAL = re.compile(r"^exercise (\d+)\b")  # score.py's "exercise 2 imports ..."
+# ask.py's "exercise 1 (cell `exercise-1`): " before what went wrong ("..., line 4:" stays).
+PLACE = re.compile(r"^exercises? [\d, ]+ \(cells? [^)]*\): ")
 
 
 # What can start markup inside a line of Markdown: emphasis, code, links, HTML, entities, tables.
@@ -141,14 +141,11 @@ def _unscored(row: GradeRow, cells: _Cells) -> list[str]:
 def _failures(row: GradeRow, cells: _Cells) -> list[str]:
     names = [row.checks[n - 1] if n <= len(row.checks) else "" for n in row.failed]
     lines: list[str] = []
-    for refusal in filter(None, row.note.split("; ")):
-        lines += ["### Refused: an exercise you did not write yourself", "", _fence(refusal), ""]
-        if match := EXERCISE_IN_REFUSAL.match(refusal):
-            lines += [f"Look at: {cells.describe(f'exercise-{match.group(1)}')}.", ""]
-        lines += ["Write it in that cell; the package's own answer earns no point.", ""]
     for number, name, detail in zip(row.failed, names, row.details, strict=False):
         title = f"Check {number}, {name}" if name else f"Check {number}"
-        lines += [f"### {_escaped(title)}", "", _fence(detail.removeprefix(f"{name}: ")), ""]
+        # The line names the exercise's cell; "Look at" below says where that cell is.
+        said = PLACE.sub("", detail.removeprefix(f"{name}: "), count=1)
+        lines += [f"### {_escaped(title)}", "", _fence(said), ""]
         look = _look_at(name, names)
         if look:
             lines += ["Look at: " + "; and ".join(cells.describe(cell) for cell in look) + ".", ""]

@@ -1,14 +1,13 @@
-"""Grade submitted lab notebooks: restore, run in a fresh kernel, then score them ourselves.
+"""Grade submitted lab notebooks: restore, run in a fresh kernel, then ask it and judge here.
 
-Each submission gets the release's locked cells back (`restore`), runs in its own kernel without
-keys, and is then scored by one more cell the grader appends: it imports the package's scoring
-afresh and ends by raising the report, which comes back in the kernel's reply to that cell, and
-only there is it read. Nothing the notebook stored, displayed or printed counts. A hung cell, a
-dead kernel or a file that is not a notebook becomes a row saying so, and the grader's own keys
-are cut from every row. Each
-notebook is graded as the lab its cells belong to (labs.py), or as the one `--lab` names. While it
-runs, progress.py shows how it goes; report.py, report_html.py and feedback.py turn the rows into
-a class report and a file per student. Deliberately not handled: sandboxing (see kernel.py).
+Each submission gets the release's locked cells back (`restore`) and runs in its own kernel
+without keys, importing a copy of the package whose graded functions have no body (strip.py).
+Then the grader draws its own cases (its seed from `secrets`) and asks one question per check;
+the kernel answers with plain data and the grader judges it in this process (ask.py): nothing the
+notebook stored, displayed, defined or raised counts. A hung cell, a dead kernel or a file that
+is not a notebook becomes a row saying so, and the grader's own keys are cut from every row. Each
+notebook is graded as the lab its cells belong to (labs.py), or as the one `--lab` names.
+Deliberately not handled: sandboxing the kernel (see kernel.py).
 """
 
 from __future__ import annotations
@@ -22,41 +21,39 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from course_agent.app.environment import read_environment
+from course_agent.lab.ask import answer_in, cell_problem, judge_answers, questions
+from course_agent.lab.feedback import write_feedback
 from course_agent.lab.gradebook import LMS_FORMATS, write_csv, write_lms
 from course_agent.lab.jail import GB, Limits, sandbox_problem
-from course_agent.lab.kernel import SHORTEST_KEY, is_key_name, run_notebook
+from course_agent.lab.kernel import run_notebook
 from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
+from course_agent.lab.progress import GradeProgress
+from course_agent.lab.report import ClassReport
 from course_agent.lab.restore import restore
+from course_agent.lab.rows import GradeRow, grader_keys, one_line, row_from_report
+from course_agent.lab.strip import PACKAGE, stripped_package
 from course_agent.lab.written import written_answers
-from course_agent.render.terminal import printable
 from course_agent.safety.redaction import redact
 
 __all__ = [
     "GradeRow",
     "find_notebooks",
     "grade",
+    "grade_class",
     "grade_one",
     "grader_keys",
     "main_grade",
     "one_line",
     "print_table",
     "row_from_report",
-    "run_scored",
+    "run_judged",
     "write_csv",
 ]
 
-# Appended after the notebook's last cell; only names it imports itself, so none the notebook bound.
-SCORE_CELL = """\
-# course-agent grade: the package scores the names this notebook defines (not the lab's cell).
-from course_agent.lab.score import raise_score
-
-raise_score({lab!r}, seed={seed})"""
-REPORT = "GradeReport"  # the exception raise_score ends the cell with
 LARGEST_NOTEBOOK = 20_000_000  # bytes: the labs with every output are under 100 KB
 NOT_DEFENDED = (
     "--no-sandbox: each kernel runs as this user, outside any sandbox: a notebook can read the "
@@ -66,48 +63,40 @@ NOT_DEFENDED = (
 )
 
 
-def _report(reply: Any) -> tuple[str, dict[str, Any] | None]:
-    """("", the report) from the kernel's reply to the score cell, or (why there is none, None).
-
-    Only the reply counts: the notebook's code can print anything into the cell's outputs, even
-    a line imitating the grader's, but not change which exception ended the cell, or its text.
-    """
-    content = reply.get("content", {}) if isinstance(reply, dict) else {}
-    ename, evalue = content.get("ename", ""), content.get("evalue", "")
-    if content.get("status") != "error" or ename != REPORT:
-        said = f": {ename}: {evalue}"[:160] if ename else ""
-        return f"the grader's self-test gave no report{said}", None
-    report = json.loads(evalue)
-    if "stopped" in report:
-        return f"the grader's self-test was stopped by the notebook: {report['stopped']}", None
-    return "", report
-
-
-def run_scored(
+def run_judged(
     nb: Any,
     timeout: float,
+    lab: Lab,
     cwd: Path | None = None,
-    lab: str = "day03-lab",
+    *,
+    seed: int | None = None,
+    stripped: bool = True,
     limits: Limits | None = None,
     sandbox: bool = True,
-) -> tuple[str, dict | None]:
-    """Run `nb` in place, then score it as `lab`; (what stopped the run or "", the report or None).
-    The kernel runs in a sandbox (unless not `sandbox`) under `limits` (default: `Limits()`).
+) -> tuple[str, dict[str, Any] | None]:
+    """Run `nb` in place, then ask its kernel `lab`'s questions and judge the answers here.
 
-    The report is {"checks": [{"number", "ok", "line", ...}], "refused": [reason, ...]}.
+    ("", {"seed", "checks": [{"number", "name", "ok", "line"}, ...]}), or (what stopped the
+    notebook before any question, None). `seed` (default: a fresh one) draws the cases;
+    `stripped` gives the kernel the package without the graded functions (False for the
+    solution, whose self-test output the release stores). The kernel runs in a sandbox (unless
+    not `sandbox`) under `limits` (default: `Limits()`), the stripped copy bound over the package.
     """
     import nbformat
 
-    # A seed of the grader's own: answers a notebook recorded by running the self-test at its
-    # default seed meet cases it never saw.
-    seed = secrets.randbelow(2**31)
-    source = SCORE_CELL.format(lab=find_lab(lab).name, seed=seed)
-    nb.cells.append(nbformat.v4.new_code_cell(source, id=f"grader-{secrets.token_hex(4)}"))
-    last = len(nb.cells) - 1
+    seed = secrets.randbits(31) if seed is None else seed
+    package = stripped_package(lab) if stripped else None
+    asked = questions(lab, seed)
+    first = len(nb.cells)
+    tag = secrets.token_hex(4)
+    for question in asked:
+        nb.cells.append(nbformat.v4.new_code_cell(question.source, id=f"q{question.number}-{tag}"))
     replies: dict[int, Any] = {}
+    stopped_at: list[int] = []  # the cell the run stopped in, if it stopped
 
     def describe(index: int) -> str:
-        return "the grader's self-test" if index == last else f"cell {index + 1}"
+        stopped_at.append(index)
+        return f"check {index - first + 1}'s question" if index >= first else f"cell {index + 1}"
 
     try:
         problem = run_notebook(
@@ -118,68 +107,31 @@ def run_scored(
             on_reply=replies.__setitem__,
             limits=limits or Limits(),
             sandbox=sandbox,
+            # In the sandbox the copy is bound over the package; outside, first on the path.
+            binds=[(package / PACKAGE.name, PACKAGE)] if stripped and sandbox else (),
+            pythonpath=package if stripped and not sandbox else None,
         )
+        outputs = [list(cell.get("outputs", [])) for cell in nb.cells[first:]]
     finally:
-        nb.cells.pop()
-    if problem:
+        del nb.cells[first:]
+    if problem and (not stopped_at or stopped_at[-1] < first):
         return problem, None
-    return _report(replies.get(last))
-
-
-@dataclass(frozen=True)
-class GradeRow:
-    """One submission's result. `passed` is None when it could not be scored."""
-
-    submission: str
-    passed: int | None
-    total: int | None
-    failed: tuple[int, ...]  # numbers of the checks that failed
-    details: tuple[str, ...]  # their lines, "fragment merging: NotImplementedError: ..."
-    seconds: float
-    note: str = ""  # why it has no score, or why an exercise was refused; "" when all is fine
-    checks: tuple[str, ...] = ()  # the name of every check the report had, in order
-    written: tuple[tuple[str, str], ...] = ()  # (what it answers, text): a person reads, no points
-
-    @property
-    def score(self) -> str:
-        return "-" if self.passed is None else f"{self.passed}/{self.total}"
-
-
-def grader_keys() -> list[str]:
-    """The values of the grader's own keys (its environment and ./.env): no row may show them."""
-    try:
-        env: Any = read_environment()
-    except ValueError:  # an unreadable .env: the shell's keys still count
-        env = os.environ
-    keys = [value for name, value in env.items() if is_key_name(name)]
-    return [value for value in keys if len(value) >= SHORTEST_KEY]
-
-
-def row_from_report(
-    submission: str,
-    report: dict[str, Any] | None,
-    seconds: float,
-    note: str = "",
-    keys: Sequence[str] = (),
-) -> GradeRow:
-    """The row for what a scorer printed (None: `note` says why there is no score), keys cut out.
-
-    The report is {"checks": [{"number", "name", "ok", "line"}, ...], "refused": [reason, ...]}.
-    """
-    if report is None:
-        return GradeRow(submission, None, None, (), (), seconds, redact(note, keys))
-    checks = report["checks"]
-    failed = [check for check in checks if not check["ok"]]
-    return GradeRow(
-        submission,
-        len(checks) - len(failed),
-        len(checks),
-        tuple(check["number"] for check in failed),
-        tuple(redact(check["line"], keys) for check in failed),
-        seconds,
-        redact("; ".join(report.get("refused", [])), keys),
-        tuple(str(check.get("name", "")) for check in checks),
-    )
+    answered = {}
+    for question, outs in zip(asked, outputs, strict=True):
+        index = first + question.number - 1
+        if problem and stopped_at and stopped_at[-1] == index:
+            answered[question.number] = (None, f"no answer: {problem}")
+        elif index in replies or outs:
+            answered[question.number] = answer_in(outs, replies.get(index))
+    exercise_cells = {exercise.cell for exercise in lab.exercises}
+    broken = {
+        cell.get("id"): said
+        for index, cell in enumerate(nb.cells)
+        if cell.get("id") in exercise_cells and (said := cell_problem(replies.get(index)))
+    }
+    unasked = f"not asked: the run stopped before it ({problem})" if problem else ""
+    report = judge_answers(lab, asked, answered, seed, broken, unasked)
+    return "", {"seed": seed, "checks": [asdict(check) for check in report.checks]}
 
 
 def grade_one(
@@ -218,8 +170,8 @@ def grade_one(
     written = tuple((title, redact(text, hidden)) for title, text in written_answers(nb, lab))
     try:
         reference = _reference(lab.name)
-        problem, report = run_scored(
-            restore(nb, reference), timeout, lab=lab.name, limits=limits, sandbox=sandbox
+        problem, report = run_judged(
+            restore(nb, reference), timeout, lab, limits=limits, sandbox=sandbox
         )
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
         return replace(row(f"could not run: {type(exc).__name__}: {exc}"[:160]), written=written)
@@ -264,11 +216,17 @@ def grade(
     return [rows[index] for index in range(len(paths))]
 
 
-def one_line(text: str) -> str:
-    """`text` on one terminal line: controls escaped as the terminal module does (ESC as `\\x1b`,
-    a right-to-left override as `\\u202e`), newline and tab too: a file name or an error cannot
-    draw a row of its own."""
-    return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+def grade_class(
+    submissions: Path | str | Sequence[Path | str], timeout: float = 60, jobs: int = 2
+) -> ClassReport:
+    """Grade notebooks (or folders of them) and return the class's report; in a notebook, the
+    report shows itself. Progress goes to stderr as plain lines."""
+    given = [submissions] if isinstance(submissions, (str, Path)) else submissions
+    paths = find_notebooks(Path(path) for path in given)
+    started = time.perf_counter()
+    with GradeProgress(len(paths), sys.stderr, bar=False) as progress:
+        rows = grade(paths, timeout, jobs, on_row=progress.update)
+    return ClassReport.from_rows(rows, time.perf_counter() - started)
 
 
 def _columns(row: GradeRow) -> list[str]:
@@ -391,6 +349,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--json", type=Path, metavar="FILE", help="also write the report's figures to FILE as JSON"
     )
     parser.add_argument(
+        "--check",
+        type=int,
+        metavar="N",
+        help="grade as usual, then print check N's line for each submission and exit 0 only if "
+        "every submission passed check N (one autograding test per check)",
+    )
+    parser.add_argument(
         "--feedback",
         type=Path,
         metavar="DIR",
@@ -418,9 +383,6 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 
 def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: float) -> None:
-    from course_agent.lab.feedback import write_feedback
-    from course_agent.lab.report import ClassReport
-
     roots, strip = args.submissions, args.strip_prefix
     if args.csv:
         write_csv(rows, args.csv, roots, strip)
@@ -442,11 +404,15 @@ def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: floa
 
 
 def main_grade(argv: Sequence[str] | None = None) -> int:
-    """`course-agent grade ...`: 0 once every submission has a row, 2 for bad usage."""
+    """`course-agent grade ...`: 0 once every submission has a row (with `--check N`: 0 only if
+    every one passed check N, else 1), 2 for bad usage."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.timeout <= 0 or args.jobs < 1:
         parser.error("--timeout must be above 0 and --jobs at least 1")
+    most = max(len(lab.parts) for lab in LABS.values())
+    if args.check is not None and not 1 <= args.check <= most:
+        parser.error(f"--check must be a check's number, 1 to {most}")
     if args.notebook_timeout <= 0 or args.memory <= 0:
         parser.error("--notebook-timeout and --memory must be above 0")
     _check_outputs(parser, args)
@@ -462,8 +428,6 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         print(f"course-agent grade: no sandbox: {problem}; or pass --no-sandbox", file=sys.stderr)
         return 2
     limits = Limits(memory=int(args.memory * GB), wall_seconds=args.notebook_timeout)
-    from course_agent.lab.progress import GradeProgress
-
     started = time.perf_counter()
     # On stderr: a bar on a terminal, a line per notebook in a CI log; stdout keeps the table.
     with GradeProgress(len(paths), sys.stderr) as progress:
@@ -483,4 +447,22 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         f"with {min(args.jobs, len(rows))} at a time"
     )
     _write_outputs(rows, args, seconds)
+    if args.check is not None:
+        return _report_check(rows, args.check)
     return 0
+
+
+def _report_check(rows: Sequence[GradeRow], number: int) -> int:
+    """Check `number`'s verdict for each row, one line each; 0 iff every row passed it."""
+    passed = True
+    for row in rows:
+        if row.passed is None:
+            said, ok = f"no score: {row.note}", False
+        elif number in row.failed:
+            said, ok = row.details[row.failed.index(number)], False
+        else:
+            name = row.checks[number - 1] if number <= len(row.checks) else ""
+            said, ok = f"{name}: passed", True
+        passed = passed and ok
+        print(one_line(f"{'v' if ok else 'x'} check {number} {row.submission}: {said}"))
+    return 0 if passed else 1

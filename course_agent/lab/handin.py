@@ -1,14 +1,19 @@
-"""The hand-in's pytest plugin: nbval compares a fresh run with the release, not with the file.
+"""The hand-in's pytest plugin: nbval runs the lab, then the judge asks its kernel and judges here.
 
 labs/conftest.py hands `restore_collected` the notebooks nbval collects: a lab the package ships
 a release of (labs.py: day03-lab, day03-extensions) is read through `restore` (the locked cells
-and the self-test's expected `N/N passed` come from the release; the student's cells store nothing
-to compare), and its kernel starts with `kernel_environment`. Deliberately not handled: a student
-who edits labs/conftest.py itself.
+and the self-test's expected `N/N passed` come from the release), its kernel starts without keys,
+and after its cells come one item per check, `check_1` ... `check_N`, judged in this pytest
+process exactly as `course-agent grade` judges (grade.run_judged: a grading kernel of its own,
+without the package's answers, asked cases of a seed drawn here), so `pytest --nbval` passes only
+for a lab the judge scores full. nbval's own kernel keeps the whole package: the lab's cells and
+its self-test show what they show in JupyterLab. Deliberately not handled: a student who edits
+labs/conftest.py itself (in their own CI; the instructor's grade runs the grader).
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -16,18 +21,49 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+import pytest
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
+from course_agent.lab.grade import run_judged
+from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.kernel import kernel_environment
+from course_agent.lab.labs import LABS
 from course_agent.lab.restore import released_path, restore
+from course_agent.selftest.lab import Check, SelftestReport
 
-__all__ = ["ReleasedLab", "restore_collected"]
+__all__ = ["JudgedCheck", "ReleasedLab", "restore_collected"]
+
+JUDGE_TIMEOUT = 60  # seconds per cell of the judge's run when nbval sets no cell timeout
+
+
+class JudgedCheck(pytest.Item):
+    """One check of the lab, judged in this process from the kernel's answer."""
+
+    def __init__(self, *, number: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.number = number
+
+    def runtest(self) -> None:
+        check = self.parent.judged().checks[self.number - 1]
+        if not check.ok:
+            raise CheckNotPassed(f"x {check.number}. {check.line}")
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        if isinstance(excinfo.value, CheckNotPassed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class CheckNotPassed(Exception):
+    """A check the judge failed: its line is the whole report."""
 
 
 class ReleasedLab(IPyNbFile):
-    """nbval's notebook, read through `restore` and run in a kernel without keys."""
+    """nbval's notebook, read through `restore`, run in a kernel without keys, then judged."""
 
-    def collect(self) -> Iterator[IPyNbCell]:
+    report: SelftestReport | None = None
+
+    def collect(self) -> Iterator[pytest.Item]:
         student = nbformat.read(self.path, as_version=4)
         reference = nbformat.read(released_path(self.path.name), as_version=4)
         self.nb = restore(student, reference)
@@ -41,6 +77,8 @@ class ReleasedLab(IPyNbFile):
             yield IPyNbCell.from_parent(
                 self, name=f"Cell {number}", cell_num=number, cell=cell, options=options
             )
+        for number in range(1, len(LABS[self.path.stem].parts) + 1):
+            yield JudgedCheck.from_parent(self, name=f"check_{number}", number=number)
 
     def setup(self) -> None:
         # nbval starts its kernel with this process's environment: hide the keys while it does.
@@ -52,6 +90,26 @@ class ReleasedLab(IPyNbFile):
         finally:
             os.environ.clear()
             os.environ.update(saved)
+
+    def judged(self) -> SelftestReport:
+        """Every check's verdict, as `course-agent grade` gives it: the restored notebook run
+        once more in a grading kernel of its own (the package without its answers), asked
+        cases of a seed drawn here, its answers judged in this process."""
+        if self.report is None:
+            lab = LABS[self.path.stem]
+            timeout = self.config.option.nbval_cell_timeout or JUDGE_TIMEOUT
+            # In a sandbox where bubblewrap can start (the student's CI may have none).
+            sandbox = sandbox_problem() is None
+            problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab, sandbox=sandbox)
+            if report is None:
+                checks = [
+                    Check(number, part.name, False, f"{part.name}: {problem}")
+                    for number, part in enumerate(lab.parts, 1)
+                ]
+                self.report = SelftestReport(checks, 0)
+            else:
+                self.report = SelftestReport.from_dict(report)
+        return self.report
 
 
 def restore_collected(collected: Sequence[Any], folder: Path) -> list[Any]:

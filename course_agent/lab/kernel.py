@@ -147,6 +147,7 @@ def run_notebook(
     limits: Limits | None = None,
     sandbox: bool = False,
     binds: Sequence[tuple[Path, Path]] = (),
+    pythonpath: Path | None = None,
 ) -> str:
     """Execute `nb` in place in a fresh kernel; "" or what stopped the run.
 
@@ -157,7 +158,8 @@ def run_notebook(
     `describe(index)` names that cell in the message. `on_reply(index, reply)` gets the kernel's
     reply to each cell that ran (its status; for an error, its name and text).
     With `sandbox`, the kernel runs in `jail.kernel_manager`'s sandbox under `limits` (default
-    `Limits()`), that folder its only writable one, `binds` more read-only folders.
+    `Limits()`), that folder its only writable one, `binds` more read-only folders. Outside a
+    sandbox, `pythonpath` goes first on the kernel's import path (lab/strip.py's copy).
     """
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -165,7 +167,7 @@ def run_notebook(
     # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
     # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
     with tempfile.TemporaryDirectory(prefix="course-agent-run-", ignore_cleanup_errors=True) as tmp:
-        folder = cwd or Path(tmp)
+        folder = (cwd or Path(tmp)).resolve()  # bwrap binds absolute paths only
         if sandbox:
             km = kernel_manager(folder, limits=limits or Limits(), binds=binds)
         else:
@@ -181,6 +183,10 @@ def run_notebook(
             on_cell_executed=None if on_reply is None else _replies_to(on_reply),
         )
         env = {**kernel_environment(), "TMPDIR": tmp, "TEMP": tmp, "TMP": tmp}
+        if pythonpath is not None:
+            env["PYTHONPATH"] = os.pathsep.join(
+                filter(None, [str(pythonpath), env.get("PYTHONPATH")])
+            )
         where = lambda: describe(started[-1]) if started else "a cell"  # noqa: E731
         # A sandbox keeps its own deadline; a plain kernel gets this one.
         deadline = None if limits is None or sandbox else _deadline(km, limits.wall_seconds)

@@ -1,4 +1,4 @@
-"""The labs the package ships, by name: each one's release, self-test, exercise names and the
+"""The labs the package ships, by name: each one's release, checks, exercise names and the
 answers a person reads.
 
 Release, restore, the hand-in, the grader and the notebook's self-test cell all look a lab up
@@ -10,35 +10,24 @@ Deliberately not handled: labs shipped outside the package (a course's own folde
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from course_agent import paths
-from course_agent.accumulator import ToolCallAccumulator
 from course_agent.lab.restore import is_locked, released_path
-from course_agent.registry import ToolRegistry, _explain_validation, default_registry, execute_call
-from course_agent.selftest.extensions import run_extensions_selftest
-from course_agent.selftest.lab import SelftestReport, run_selftest
-from course_agent.selftest.turns import repaired
-from course_agent.tools.glob_files import run_glob
-from course_agent.tools.grep_files import run_grep
-from course_agent.tools.list_dir import run_list_dir
-from course_agent.tools.read_file import run_read_file
-from course_agent.truncate import truncate_result
+from course_agent.selftest.extensions import EXTENSION_PARTS
+from course_agent.selftest.judge import Part
+from course_agent.selftest.lab import PARTS
 
 __all__ = ["LABS", "Exercise", "Lab", "WrittenAnswer", "detect_lab", "find_lab"]
-
-Answers = tuple[tuple[object, str], ...]  # (the package's object, the name a refusal gives it)
 
 
 @dataclass(frozen=True)
 class Exercise:
     number: int  # as the lab's text counts its exercises
     name: str  # what the notebook binds: "ToolCallAccumulator", "is_inside"
-    parameter: str  # the self-test's keyword for it
-    answers: Answers = ()  # the package's code that would do this exercise's work for it
+    parameter: str  # the checks' key for it (Part.uses)
+    cell: str  # the id of the cell the student writes it in: "exercise-1"
 
 
 @dataclass(frozen=True)
@@ -54,7 +43,10 @@ class WrittenAnswer:
 class Lab:
     name: str  # the notebook's file name without .ipynb: "day03-lab"
     exercises: tuple[Exercise, ...]
-    selftest: Callable[..., SelftestReport]  # called with one keyword per exercise
+    parts: tuple[Part, ...]  # the checks, in order: check N is parts[N - 1]
+    # The package's functions the grading kernel gets without their bodies (lab/strip.py):
+    # (module, function or Class.method), each one this lab's exercises ask the student to write.
+    stripped: tuple[tuple[str, str], ...] = ()
     written: tuple[WrittenAnswer, ...] = ()  # listed for the instructor, never scored
 
     @property
@@ -66,48 +58,44 @@ class Lab:
         """The reference the package ships: the release, with the self-test's expected output."""
         return released_path(self.notebook)
 
+    def used_by(self, part: Part) -> list[Exercise]:
+        """The exercises whose functions check `part` calls, in the lab's order."""
+        return [exercise for exercise in self.exercises if exercise.parameter in part.uses]
 
-# Day three's three exercises: the package's answers, and the registry that runs them.
-REGISTRY: Answers = (
-    (ToolRegistry, "ToolRegistry"),
-    (default_registry, "default_registry"),
-    (execute_call, "execute_call"),
-    (_explain_validation, "the registry's _explain_validation"),  # exercise 2's messages
-)
-DAY03 = ((ToolCallAccumulator, "ToolCallAccumulator"), (truncate_result, "truncate_result"))
-# The extension lab: what judges a path, and the tools that page and cut their results.
-BOUNDARY: Answers = (
-    (paths.is_inside, "paths.is_inside"),
-    (paths.resolve_inside, "resolve_inside"),
-    (paths.open_inside, "open_inside"),
-    (run_list_dir, "run_list_dir"),
-    (run_glob, "run_glob"),
-    (run_grep, "run_grep"),
-    (run_read_file, "run_read_file"),
-)
-PAGES: Answers = ((run_glob, "run_glob"), (run_grep, "run_grep"))
 
 LABS = {
     "day03-lab": Lab(
         "day03-lab",
         (
-            Exercise(1, "ToolCallAccumulator", "accumulator", (*DAY03, *REGISTRY)),
-            Exercise(2, "execute_call", "run_call", (*DAY03, *REGISTRY)),
-            Exercise(3, "truncate_result", "truncate", (*DAY03, *REGISTRY)),
+            Exercise(1, "ToolCallAccumulator", "accumulator", "exercise-1"),
+            Exercise(2, "execute_call", "run_call", "exercise-2"),
+            Exercise(3, "truncate_result", "truncate", "exercise-3"),
         ),
-        run_selftest,
+        tuple(PARTS),
+        (
+            ("course_agent.accumulator", "ToolCallAccumulator.push"),
+            ("course_agent.accumulator", "ToolCallAccumulator.drain"),
+            ("course_agent.registry", "execute_call"),
+            # execute_call's named steps and exercise 2's messages: composed, they are its answer
+            ("course_agent.registry", "find_tool"),
+            ("course_agent.registry", "parse_arguments"),
+            ("course_agent.registry", "validate_arguments"),
+            ("course_agent.registry", "_explain_validation"),
+            ("course_agent.truncate", "truncate_result"),
+        ),
     ),
     "day03-extensions": Lab(
         "day03-extensions",
         (
-            Exercise(1, "list_dir_tool", "list_dir_tool"),
-            Exercise(2, "is_inside", "is_inside", (*BOUNDARY, *REGISTRY)),
-            Exercise(3, "page_paths", "page_paths", (*PAGES, *REGISTRY)),
-            Exercise(3, "page_matches", "page_matches", (*PAGES, *REGISTRY)),
-            Exercise(5, "is_tool_turn", "is_tool_turn"),
-            Exercise(5, "repair_transcript", "repair_transcript", ((repaired, "repaired"),)),
+            Exercise(1, "list_dir_tool", "list_dir_tool", "ext-exercise-1"),
+            Exercise(2, "is_inside", "is_inside", "ext-exercise-2"),
+            Exercise(3, "page_paths", "page_paths", "ext-exercise-3"),
+            Exercise(3, "page_matches", "page_matches", "ext-exercise-3"),
+            Exercise(5, "is_tool_turn", "is_tool_turn", "ext-exercise-5"),
+            Exercise(5, "repair_transcript", "repair_transcript", "ext-exercise-5"),
         ),
-        run_extensions_selftest,
+        tuple(EXTENSION_PARTS),
+        (("course_agent.selftest.turns", "repaired"),),
         (WrittenAnswer("ext-exercise-4", "exercise 4: what merging must not assume", 1),),
     ),
 }

@@ -12,7 +12,7 @@ import time
 from types import TracebackType
 from typing import Any, Protocol, TextIO
 
-from course_agent.lab.grade import one_line
+from course_agent.lab.rows import one_line
 
 # tqdm belongs to the `lab` extra, as nbclient does: imported where a run starts, so the CLI
 # starts without it.

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from course_agent.lab.grade import run_judged
+from course_agent.lab.labs import LABS, detect_lab
 from course_agent.lab.restore import is_locked, released_path
 
 __all__ = [
@@ -180,15 +182,13 @@ def execute_source(source: Path, timeout: float = 120) -> str:
     """Run the solution in a fresh kernel and store its outputs in place; returns `k/N passed`."""
     import nbformat
 
-    from course_agent.lab.grade import run_scored
-    from course_agent.lab.labs import LABS, detect_lab
-
     nb = nbformat.read(source, as_version=4)
     # The source is named after its lab; a copy named otherwise is told by its cells.
     lab = LABS.get(source.stem) or detect_lab(nb)
     if lab is None:
         raise ValueError(f"{source} has none of the cells of {' or '.join(LABS)}: which lab is it?")
-    problem, report = run_scored(nb, timeout, cwd=source.parent, lab=lab.name)
+    # The whole package: the solution's own self-test output is what the release stores.
+    problem, report = run_judged(nb, timeout, lab, cwd=source.parent, stripped=False)
     if problem:
         raise RuntimeError(f"{source} was left as it was: {problem}")
     for cell in nb.cells:

@@ -7,27 +7,23 @@ count come from the rows, not from the day-three lab. Deliberately not handled: 
 
 from __future__ import annotations
 
-import os
 import re
 import statistics
-import sys
-import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from course_agent.lab.grade import GradeRow, find_notebooks, grade
-from course_agent.lab.progress import GradeProgress
+from course_agent.lab.report_html import render_fragment, render_page
+from course_agent.lab.rows import NO_SCORE, GradeRow
 
-__all__ = ["CheckFigures", "ClassReport", "Failure", "grade_class", "normalise", "short_names"]
-
-NO_SCORE = "no score"
+__all__ = ["CheckFigures", "ClassReport", "Failure", "normalise"]
 TOP = 3  # the most common failures kept of each check
 # What a message's generated details look like; each becomes one placeholder, so that the same
 # mistake met on a different case (another stream, id, size or temporary folder) groups as one.
 DETAILS = [
+    # Which exercise and cell: the same for every row of one check, so no part of the pattern.
+    (re.compile(r"^exercises? [\d, ]+ \(cells? [^)]*\): "), ""),
     (re.compile(r"\s*\(and \d+ more of \d+ \w+\)"), ""),  # "(and 9 more of 11 streams)"
     # A temporary folder's generated name: /tmp/course-agent-selftest-k2j4/src -> <tmp>/src.
     (re.compile(r"(?:/private)?(?:/tmp|/var/folders/[^/\s]+/[^/\s]+/T)/[^/\s'\",:;)]+"), "<tmp>"),
@@ -44,15 +40,6 @@ def normalise(message: str) -> str:
     for pattern, placeholder in DETAILS:
         message = pattern.sub(placeholder, message)
     return message
-
-
-def short_names(submissions: Sequence[str]) -> dict[str, str]:
-    """Each submission's path below the folder all of them share: `alice/day03-lab.ipynb`."""
-    if not submissions:
-        return {}
-    parents = [os.path.dirname(os.path.abspath(path)) for path in submissions]
-    root = os.path.commonpath(parents)
-    return {path: os.path.relpath(os.path.abspath(path), root) for path in submissions}
 
 
 def _reason(note: str) -> str:
@@ -135,7 +122,6 @@ class ClassReport:
     checks: tuple[CheckFigures, ...]
     scores: tuple[tuple[str, int], ...]  # ("0/7", n) ... ("7/7", n), then ("no score", n)
     unscored: tuple[tuple[str, int], ...]  # why, most common first: ("timeout", 3), ...
-    refused: int  # scored rows with an exercise refused
     seconds: float | None = None  # the whole run, wall clock, when known
 
     @classmethod
@@ -153,7 +139,6 @@ class ClassReport:
             checks=tuple(_figures(rows, number, name) for number, name in _check_names(rows)),
             scores=tuple(sorted(scores.items(), key=lambda item: _score_key(item[0]))),
             unscored=tuple(unscored.most_common()),
-            refused=sum(bool(row.note) for row in rows if row.passed is not None),
             seconds=seconds,
         )
 
@@ -178,7 +163,6 @@ class ClassReport:
             "submissions": len(self.rows),
             "scored": self.scored,
             "full_marks": self.full_marks,
-            "refused": self.refused,
             "seconds": self.seconds,
             "scores": [{"score": score, "count": count} for score, count in self.scores],
             "checks": [check.to_dict() for check in self.checks],
@@ -200,25 +184,8 @@ class ClassReport:
 
     def html(self) -> str:
         """The whole page: one self-contained file, no scripts, nothing fetched."""
-        from course_agent.lab.report_html import render_page
-
         return render_page(self)
 
     def _repr_html_(self) -> str:
         """What Jupyter shows when a cell's value is this report."""
-        from course_agent.lab.report_html import render_fragment
-
         return render_fragment(self)
-
-
-def grade_class(
-    submissions: Path | str | Sequence[Path | str], timeout: float = 60, jobs: int = 2
-) -> ClassReport:
-    """Grade notebooks (or folders of them) and return the class's report; in a notebook, the
-    report shows itself. Progress goes to stderr as plain lines."""
-    given = [submissions] if isinstance(submissions, (str, Path)) else submissions
-    paths = find_notebooks(Path(path) for path in given)
-    started = time.perf_counter()
-    with GradeProgress(len(paths), sys.stderr, bar=False) as progress:
-        rows = grade(paths, timeout, jobs, on_row=progress.update)
-    return ClassReport.from_rows(rows, time.perf_counter() - started)

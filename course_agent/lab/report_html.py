@@ -7,13 +7,14 @@ an email attachment or an LMS as it is. Deliberately not handled: the figures (r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 from xml.etree.ElementTree import Element, tostring
 
-from course_agent.lab.report import NO_SCORE, short_names
+from course_agent.lab.rows import NO_SCORE, short_names
 
-if TYPE_CHECKING:
-    from course_agent.lab.report import ClassReport
+# What is drawn is a report.ClassReport; it is not imported here, so that report.py can import
+# this module and no import runs in a circle.
+ClassReport = Any
 
 __all__ = ["render_fragment", "render_page"]
 
@@ -174,7 +175,7 @@ def _submissions(report: ClassReport) -> list[Element]:
             "p",
             "score: checks passed of those run; failed: the numbers of the checks that failed "
             "(- none, ? no score: the note says why); seconds: the notebook's run; note: why a "
-            "notebook has no score, or why an exercise was refused.",
+            "notebook has no score.",
             class_="legend",
         ),
         _table(["submission", "score", "failed", "seconds", "note"], rows, {3}),
@@ -208,8 +209,6 @@ def _summary(report: ClassReport) -> str:
     parts.append(f"{report.full_marks} with full marks")
     if report.median is not None:
         parts.append(f"median {report.median:.0%} of checks passed")
-    if report.refused:
-        parts.append(f"{report.refused} with an exercise refused")
     if report.seconds is not None:
         minutes, seconds = divmod(round(report.seconds), 60)
         parts.append(

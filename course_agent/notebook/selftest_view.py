@@ -1,10 +1,10 @@
-"""A lab's self-test cell: score the names handed over, show `k/N passed` and what failed.
+"""A lab's self-test cell: run the checks on the names handed over, show `k/N passed`, what failed.
 
 One line of text, `k/N passed`, when every check passes: that is what nbval compares with the
 release's expectation. Otherwise the refusals and the failed checks follow it in the same output,
-so nbval's diff shows them too. The points cells read the report back with `shown_report`, not
-through `report`, a name a cell added under the self-test could rebind. Deliberately not handled:
-the score itself (course_agent.lab.score).
+so nbval's diff shows them too. It is the student's feedback, not the grade: the grader asks the
+kernel its own cases and judges the answers outside it (course_agent.lab.ask). The points cells
+read the report back with `shown_report`. Deliberately not handled: the grade itself.
 """
 
 from __future__ import annotations
@@ -33,16 +33,13 @@ def shown_report() -> SelftestReport:
 
 
 def show_selftest(accumulator: object, run_call: object, truncate: object) -> SelftestReport:
-    """Score the day-three lab's three exercises as the grader does, display the result, return
-    the report.
-
-    Each must be written in the notebook: one imported from course_agent (or a subclass, or a
-    wrapper calling the package's) is refused, and the row says so.
-    """
+    """Run the day-three lab's seven checks on the three exercises, display the result, return
+    the report: the student's feedback; the grade is judged by the grader on cases of its own."""
     return _show(score_exercises(accumulator, run_call, truncate))
 
 
 def show_lab_selftest(lab: str, **exercises: object) -> SelftestReport:
-    """Score the exercises of the lab called `lab`, given by name (`is_inside=is_inside, ...`),
-    as the grader does; display the result and return the report."""
+    """Run the checks of the lab called `lab` on the exercises given by name
+    (`is_inside=is_inside, ...`); display the result and return the report (feedback, not the
+    grade)."""
     return _show(score_lab(lab, exercises))

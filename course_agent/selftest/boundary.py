@@ -11,16 +11,16 @@ from __future__ import annotations
 import random
 import string
 import tempfile
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolError
-from course_agent.selftest.judge import first_of, raised
+from course_agent.selftest.judge import Part, caught, first_of, said
 
-__all__ = ["BoundaryCase", "boundary_cases", "build_tree", "check_boundary"]
+__all__ = ["BOUNDARY", "CASES", "BoundaryCase", "build_tree"]
 
 RESOLVE = "resolve the path first (Path.resolve()), then compare"
 HINTS = {
@@ -104,19 +104,6 @@ def _names(rng: random.Random) -> tuple[str, str]:
     return root, root + rng.choice(["2", "-secrets", "_old", "x"])
 
 
-def boundary_cases(base: Path, rng: random.Random) -> list[tuple[BoundaryCase, Path, str]]:
-    """(case, root as given, path) for every case, in a drawn order, half of them asked of the
-    root through base/alias; the tree must already be built under base."""
-    root_name, sibling = _names(rng)
-    build_tree(base, root_name, sibling)
-    asked = []
-    for case in rng.sample(CASES, len(CASES)):
-        root = base / ("alias" if rng.random() < 0.5 else root_name)
-        path = case.path.format(base=base, root=root_name, sibling=sibling)
-        asked.append((case, root, path))
-    return asked
-
-
 def _expected(root: Path, path: str) -> bool:
     try:
         resolve_inside(root, path)
@@ -125,44 +112,68 @@ def _expected(root: Path, path: str) -> bool:
     return True
 
 
-def _fooled_by_alias(
-    is_inside: Callable[[Path, str], Any], root: Path, path: str, want: bool
-) -> bool:
-    """Whether the answer was wrong only because the root came through base/alias."""
-    if root.name != "alias":
-        return False
-    try:
-        return is_inside(root.resolve(), path) == want
-    except Exception:
-        return False
+def _ask(base: Path, rng: random.Random) -> list[dict[str, Any]]:
+    root_name, sibling = _names(rng)
+    build_tree(base, root_name, sibling)
+    cases = []
+    for case in rng.sample(CASES, len(CASES)):
+        alias = rng.random() < 0.5
+        root = base / ("alias" if alias else root_name)
+        path = case.path.format(base=base, root=root_name, sibling=sibling)
+        ask = {"root": root_name, "sibling": sibling, "alias": alias, "path": case.path}
+        want = _expected(root, path)
+        shown_path = case.path.format(base="<tmp>", root=root_name, sibling=sibling)
+        where = f"{case.label} ({shown_path!r}, root <tmp>/{root.name})"
+        cases.append({"ask": ask, "where": where, "hint": case.hint, "want": want})
+    return cases
 
 
-def check_boundary(is_inside: Callable[[Path, str], Any], rng: random.Random) -> str:
-    failures = []
+def cases_boundary(rng: random.Random) -> list[dict[str, Any]]:
+    """Every case, in a drawn order, half asked of the root through its alias; the grader's
+    verdicts come from resolve_inside on its own copy of the tree."""
+    with tempfile.TemporaryDirectory(prefix="course-agent-boundary-") as tmp:
+        return _ask(Path(tmp), rng)
+
+
+def answer_boundary(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    """In the kernel: the tree built afresh, the student's verdict on each path (and, for a root
+    given through the alias, on the resolved root too)."""
+    is_inside, answers = functions["is_inside"], []
     with tempfile.TemporaryDirectory(prefix="course-agent-boundary-") as tmp:
         base = Path(tmp)
-        cases = boundary_cases(base, rng)
-        for case, root, path in cases:
-            want = _expected(root, path)
-            shown_path, shown_root = path.replace(tmp, "<tmp>"), str(root).replace(tmp, "<tmp>")
-            where = f"{case.label} ({shown_path!r}, root {shown_root})"
-            try:
-                got = is_inside(root, path)
-            except Exception as exc:
-                failures.append(f"{where}: {raised(exc, 'is_inside')}; return True or False")
-                continue
-            if not isinstance(got, bool):
-                failures.append(f"{where}: is_inside returned {got!r}; return True or False")
-            elif got != want:
-                hint = (
-                    HINTS["alias"]
-                    if _fooled_by_alias(is_inside, root, path, want)
-                    else HINTS[case.hint]
-                )
-                said = "inside" if got else "outside"
-                failures.append(f"{where}: you said {said}; {hint}")
+        build_tree(base, asks[0]["root"], asks[0]["sibling"])
+        for ask in asks:
+            root = base / ("alias" if ask["alias"] else ask["root"])
+            path = ask["path"].format(base=base, root=ask["root"], sibling=ask["sibling"])
+            answer: dict[str, Any] = {}
+            for key, given in [("got", root), ("resolved", root.resolve())]:
+                try:
+                    value = is_inside(given, path)
+                    answer[key] = value if type(value) is bool else {"bad": repr(value)[:80]}
+                except Exception as exc:
+                    answer[key] = caught(exc)
+            answers.append(answer)
+    return answers
+
+
+def judge_boundary(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    """In the grader: each verdict against resolve_inside's."""
+    failures = []
+    for case, answer in zip(cases, answers, strict=True):
+        got, where, want = answer["got"], case["where"], case["want"]
+        if isinstance(got, dict) and "raised" in got:
+            failures.append(f"{where}: {said(got, 'is_inside')}; return True or False")
+        elif not isinstance(got, bool):
+            failures.append(f"{where}: is_inside returned {got['bad']}; return True or False")
+        elif got != want:
+            fooled = case["ask"]["alias"] and answer["resolved"] is want
+            hint = HINTS["alias"] if fooled else HINTS[case["hint"]]
+            failures.append(f"{where}: you said {'inside' if got else 'outside'}; {hint}")
     first_of(failures, len(cases), "paths")
     return (
         f"{len(cases)} paths judged as resolve_inside judges them: the sibling prefix, .., "
         "absolute, ~, symlinks out and in, a loop"
     )
+
+
+BOUNDARY = Part("path boundary", ("is_inside",), cases_boundary, answer_boundary, judge_boundary)

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from course_agent.protocol import ToolContext
-from course_agent.selftest.judge import first_of, raised, shown
+from course_agent.selftest.judge import Part, caught, difference, first_of, said, shown
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.grep_files import MAX_LINE_CHARS, GrepArgs, run_grep
 
-__all__ = ["check_glob_page", "check_grep_page", "glob_cases", "grep_cases"]
+__all__ = ["GLOB_PAGE", "GREP_PAGE", "glob_cases", "grep_cases"]
 
 NEEDLE = "needle"
 WORDS = ["alpha", "beta", "gamma", "delta", "kappa", "sigma", "omega", "theta"]  # no "needle"
@@ -153,8 +153,7 @@ def _difference(got: object, want: str, hint: Callable[[str, str], str]) -> str:
     mine, theirs = got.split("\n"), want.split("\n")
     for number, (line, right) in enumerate(zip(mine, theirs, strict=False), 1):
         if line != right:
-            said = f"line {number} is {shown(line, 60)}, expected {shown(right, 60)}"
-            return f"{said}; {hint(line, right)}"
+            return f"line {number} differs {difference(line, right)}; {hint(line, right)}"
     count = f"{len(mine)} lines, expected {len(theirs)}"
     if len(mine) > len(theirs):
         return f"{count}: {shown(mine[len(theirs)], 60)} is one too many"
@@ -181,39 +180,86 @@ def _grep_hint(line: str, right: str) -> str:
     return "each match is path:line:text, the first `limit` of them"
 
 
-def check_glob_page(page_paths: Callable[..., Any], rng: random.Random) -> str:
-    failures = []
+def cases_glob(rng: random.Random) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="course-agent-glob-") as tmp:
         cases = glob_cases(Path(tmp), rng)
-    for case in cases:
-        try:
-            got = page_paths(list(case.matches), case.limit, case.pattern, case.total_files)
-        except Exception as exc:
-            failures.append(f"{case.label}: {raised(exc, 'page_paths')}")
-            continue
-        if got != case.want:
-            failures.append(f"{case.label}: {_difference(got, case.want, _glob_hint)}")
-    first_of(failures, len(cases), "trees")
-    return (
-        f"{len(cases)} trees paged as glob pages them: at most the limit, the withheld count, "
-        "the total when nothing matches"
-    )
+    return [
+        {
+            "ask": [list(case.matches), case.limit, case.pattern, case.total_files],
+            "label": case.label,
+            "want": case.want,
+        }
+        for case in cases
+    ]
 
 
-def check_grep_page(page_matches: Callable[..., Any], rng: random.Random) -> str:
-    failures = []
+def cases_grep(rng: random.Random) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="course-agent-grep-") as tmp:
         cases = grep_cases(Path(tmp), rng)
-    for case in cases:
-        try:
-            got = page_matches(list(case.matches), case.limit, case.pattern)
-        except Exception as exc:
-            failures.append(f"{case.label}: {raised(exc, 'page_matches')}")
-            continue
-        if got != case.want:
-            failures.append(f"{case.label}: {_difference(got, case.want, _grep_hint)}")
-    first_of(failures, len(cases), "trees")
-    return (
-        f"{len(cases)} trees paged as grep pages them: at most the limit, the withheld count, "
-        f"lines cut at {MAX_LINE_CHARS} characters"
-    )
+    return [
+        {
+            "ask": [[list(match) for match in case.matches], case.limit, case.pattern],
+            "label": case.label,
+            "want": case.want,
+        }
+        for case in cases
+    ]
+
+
+def _answers(key: str) -> Callable[[list[Any], Mapping[str, Any]], list[Any]]:
+    """In the kernel: the student's page function on each case's arguments, its text as data."""
+
+    def answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+        answers = []
+        for ask in asks:
+            args = ask if key == "page_paths" else [[tuple(m) for m in ask[0]], *ask[1:]]
+            try:
+                got = functions[key](*args)
+                answers.append({"text": got} if isinstance(got, str) else {"bad": repr(got)[:80]})
+            except Exception as exc:
+                answers.append(caught(exc))
+        return answers
+
+    return answer
+
+
+def _judges(key: str, hint: Callable[[str, str], str], tool: str) -> Callable[..., str]:
+    """In the grader: each text against the tool's own, the first different line named."""
+
+    def judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+        failures = []
+        for case, got in zip(cases, answers, strict=True):
+            if "raised" in got:
+                failures.append(f"{case['label']}: {said(got, key)}")
+            elif "bad" in got:
+                failures.append(f"{case['label']}: returned {got['bad']}; return the text")
+            elif got["text"] != case["want"]:
+                failures.append(f"{case['label']}: {_difference(got['text'], case['want'], hint)}")
+        first_of(failures, len(cases), "trees")
+        if tool == "glob":
+            return (
+                f"{len(cases)} trees paged as glob pages them: at most the limit, the withheld "
+                "count, the total when nothing matches"
+            )
+        return (
+            f"{len(cases)} trees paged as grep pages them: at most the limit, the withheld count, "
+            f"lines cut at {MAX_LINE_CHARS} characters"
+        )
+
+    return judge
+
+
+GLOB_PAGE = Part(
+    "glob's page",
+    ("page_paths",),
+    cases_glob,
+    _answers("page_paths"),
+    _judges("page_paths", _glob_hint, "glob"),
+)
+GREP_PAGE = Part(
+    "grep's page",
+    ("page_matches",),
+    cases_grep,
+    _answers("page_matches"),
+    _judges("page_matches", _grep_hint, "grep"),
+)

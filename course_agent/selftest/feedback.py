@@ -9,18 +9,29 @@ from __future__ import annotations
 import json
 import random
 import string
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.registry import ToolRegistry, execute_call
-from course_agent.selftest.judge import Watch, first_of, plain_result, raised, shown
+from course_agent.registry import execute_call
+from course_agent.selftest.judge import (
+    Part,
+    caught,
+    first_of,
+    plain_result,
+    result_of,
+    said,
+    shown,
+)
 from course_agent.tools import READ_FILE_TOOL
 
-__all__ = ["BadCall", "Probes", "bad_calls", "check_feedback"]
+__all__ = ["FEEDBACK", "BadCall", "Probes", "bad_calls"]
 
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
 
@@ -36,6 +47,9 @@ class NoArgs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+CRASHES = {kind.__name__: kind for kind in (ValueError, KeyError, ZeroDivisionError)}
+
+
 class Probes:
     """Tools of the self-test's own, so an executor that ignores its `tools` argument shows it.
 
@@ -43,9 +57,9 @@ class Probes:
     a ToolError; `crash` raises another exception; `ping` takes no arguments.
     """
 
-    def __init__(self, rng: random.Random) -> None:
-        self.token = "".join(rng.choices(string.ascii_lowercase, k=6))
-        self.crash = rng.choice([ValueError, KeyError, ZeroDivisionError])
+    def __init__(self, token: str, crash: str) -> None:
+        self.token = token
+        self.crash = CRASHES[crash]
         self.handed: list[str] = []  # the type name of what each echo run was handed
         self.tools = {
             tool.name: tool
@@ -123,37 +137,79 @@ HINTS = {
 }
 
 
-def _feedback_problem(watch: Watch, probes: Probes, case: BadCall, ctx: ToolContext) -> str:
-    handed = len(probes.handed)
-    try:
-        # A copy each time: an executor that changes its mapping cannot spoil the next case.
-        result = watch(watch.student, dict(probes.tools), case.call, ctx)
-    except ToolError as exc:
+def cases_feedback(rng: random.Random) -> list[dict[str, Any]]:
+    """Each call as data; a call that must run carries what the package's execute_call answers."""
+    token = "".join(rng.choices(string.ascii_lowercase, k=6))
+    probes = Probes(token, rng.choice(sorted(CRASHES)))
+    cases = []
+    with tempfile.TemporaryDirectory(prefix="course-agent-feedback-") as tmp:
+        ctx = ToolContext(build_sandbox(Path(tmp)))
+        for case in bad_calls(rng, probes):
+            call = case.call
+            want = None if case.must_say else execute_call(probes.tools, call, ctx)
+            cases.append(
+                {
+                    "ask": {
+                        "token": token,
+                        "crash": probes.crash.__name__,
+                        "call": [call.id, call.name, call.args],
+                    },
+                    "label": case.label,
+                    "must_say": [
+                        list(need) if isinstance(need, tuple) else need for need in case.must_say
+                    ],
+                    "want": None if want is None else plain_result(want, "execute_call")["result"],
+                }
+            )
+    return cases
+
+
+def answer_feedback(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    """In the kernel: each call through the student's executor, on probe tools of the check's."""
+    run_call, answers = functions["run_call"], []
+    with tempfile.TemporaryDirectory(prefix="course-agent-feedback-") as tmp:
+        ctx = ToolContext(build_sandbox(Path(tmp)))
+        for ask in asks:
+            probes = Probes(ask["token"], ask["crash"])
+            try:
+                # A copy each time: an executor that changes its mapping cannot spoil the next.
+                got = plain_result(
+                    run_call(dict(probes.tools), ToolCall(*ask["call"]), ctx), "execute_call"
+                )
+            except Exception as exc:
+                got = caught(exc)
+            answers.append({**got, "handed": list(probes.handed)})
+    return answers
+
+
+def _feedback_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
+    call = ToolCall(*case["ask"]["call"])
+    if "raised" in got:
+        if "ToolError" in got["raised"]:
+            return (
+                f"the tool's ToolError ({shown(got['text'])}) came out of execute_call: "
+                "catch it and return ToolResult(str(exc), ok=False)"
+            )
+        return f"{said(got, 'execute_call')}: return ToolResult(text, ok=False) instead of raising"
+    handed = [str(kind) for kind in got["handed"]]
+    if wrong := [kind for kind in handed if kind != "EchoArgs"]:
         return (
-            f"the tool's ToolError ({shown(str(exc))}) came out of execute_call: "
-            "catch it and return ToolResult(str(exc), ok=False)"
-        )
-    except Exception as exc:
-        said = raised(exc, "execute_call")
-        return f"{said}: return ToolResult(text, ok=False) instead of raising"
-    if got := [kind for kind in probes.handed[handed:] if kind != "EchoArgs"]:
-        return (
-            f"echo's run was handed a {got[0]}, not its validated arguments: "
+            f"echo's run was handed a {wrong[0]}, not its validated arguments: "
             "pass it tool.args.model_validate(parsed)"
         )
-    runs = len(probes.handed) - handed
-    if case.must_say and runs:
+    must_say = case["must_say"]
+    if must_say and handed:
         return (
             "echo ran although its arguments fail its schema: validate them with "
             "tool.args.model_validate(parsed) first, and return the failure instead"
         )
-    if case.call.name == "echo" and not case.must_say and runs > 1:
-        return f"echo ran {runs} times for one call: run the tool once"
-    result = plain_result(result, "execute_call")  # a str subclass could say yes to every `in`
-    if isinstance(result, str):
-        return result
-    if not case.must_say:  # a call that must run, and come back as the tool returned it
-        want = execute_call(probes.tools, case.call, ctx)
+    if call.name == "echo" and not must_say and len(handed) > 1:
+        return f"echo ran {len(handed)} times for one call: run the tool once"
+    if "bad" in got:
+        return str(got["bad"])
+    result = result_of(got["result"])
+    if not must_say:  # a call that must run, and come back as the tool returned it
+        want = result_of(case["want"])
         if not result.ok:
             return f"came back failed ({shown(result.content)}): a valid call must run"
         if result != want:
@@ -166,12 +222,12 @@ def _feedback_problem(watch: Watch, probes: Probes, case: BadCall, ctx: ToolCont
         return f"came back ok=True ({shown(result.content)}): return ToolResult(text, ok=False)"
     text = result.content
     missing = [
-        " or ".join(need) if isinstance(need, tuple) else need
-        for need in case.must_say
+        " or ".join(need) if isinstance(need, list) else need
+        for need in must_say
         if not any(word in text for word in ((need,) if isinstance(need, str) else need))
     ]
     if missing:
-        hint = next((h for kind, h in HINTS.items() if case.label.startswith(kind)), None)
+        hint = next((h for kind, h in HINTS.items() if case["label"].startswith(kind)), None)
         return (
             f"the text {shown(text, 60)} does not say {', '.join(missing)}; "
             f"{hint or 'name what was wrong, so the model can fix it'}"
@@ -179,18 +235,20 @@ def _feedback_problem(watch: Watch, probes: Probes, case: BadCall, ctx: ToolCont
     return ""
 
 
-def check_feedback(run_call: RunCall, ctx: ToolContext, rng: random.Random) -> str:
-    probes = Probes(rng)
-    cases = list(bad_calls(rng, probes))
+def judge_feedback(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    """In the grader: every illegal call failed, naming what was wrong; every valid one ran."""
     failures = []
-    watch = Watch(run_call, execute_call, execute_call, ToolRegistry.execute)
-    for case in cases:
-        if problem := _feedback_problem(watch, probes, case, ctx):
-            failures.append(f"{case.label}: {problem}")
-    watch.verdict()
+    for case, got in zip(cases, answers, strict=True):
+        if problem := _feedback_problem(case, got):
+            failures.append(f"{case['label']}: {problem}")
     first_of(failures, len(cases), "calls")
-    bad = sum(1 for case in cases if case.must_say)
+    bad = sum(1 for case in cases if case["must_say"])
     return (
         f"{bad} illegal calls came back as failed results naming what was wrong; "
         f"{len(cases) - bad} valid calls ran"
     )
+
+
+FEEDBACK = Part(
+    "bad-argument feedback", ("run_call",), cases_feedback, answer_feedback, judge_feedback
+)

@@ -1,8 +1,7 @@
-"""The lab's seven checks, each one line with its figure; the three exercises are pluggable.
+"""The lab's seven checks, each one line with its figure, each in three parts (judge.Part).
 
-Pass a student's accumulator, call executor and truncation to grade them; by default the package's
-own. Checks 3-5 run seeded generated cases, one module per exercise (merging,
-feedback, truncation). Deliberately not handled: partial credit inside a check.
+`run_parts` runs the parts in one process (the student's self-test); the grader splits them
+(lab/ask.py). Deliberately not handled: partial credit inside a check.
 """
 
 from __future__ import annotations
@@ -10,7 +9,7 @@ from __future__ import annotations
 import json
 import random
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -24,17 +23,30 @@ from course_agent.protocol import (
     ToolCall,
     ToolContext,
     ToolDef,
+    ToolError,
     ToolFinished,
     ToolResult,
 )
 from course_agent.registry import ToolRegistry, default_registry, execute_call
-from course_agent.selftest.feedback import check_feedback
-from course_agent.selftest.judge import expect, shown
-from course_agent.selftest.merging import check_merging
-from course_agent.selftest.truncation import check_truncation
+from course_agent.selftest.feedback import FEEDBACK
+from course_agent.selftest.judge import (
+    CheckFailed,
+    Part,
+    caught,
+    expect,
+    plain,
+    plain_result,
+    result_of,
+    run_part,
+    said,
+    shown,
+)
+from course_agent.selftest.merging import MERGING
+from course_agent.selftest.truncation import TRUNCATION
+from course_agent.tools import READ_FILE_TOOL
 from course_agent.truncate import truncate_result
 
-__all__ = ["Check", "SelftestReport", "run_selftest"]
+__all__ = ["PARTS", "Check", "SelftestReport", "judge_part", "run_parts", "run_selftest"]
 
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
 SEED = 2026  # draws the generated cases: the same seed, the same report on every run and machine
@@ -105,8 +117,16 @@ class SelftestReport:
         return cls([Check(**item) for item in checks], seed)
 
 
-def _check_registry(ctx: ToolContext) -> str:
-    tools = default_registry().list()
+def _registry_cases(rng: random.Random) -> list[dict[str, Any]]:
+    return [{"ask": {}}]
+
+
+def _registry_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    return [plain(default_registry().list())]
+
+
+def _registry_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    tools = answers[0]
     names = sorted(t["function"]["name"] for t in tools)
     expect(names == ["glob", "grep", "read_file"], f"registry lists {names}")
     params = 0
@@ -120,77 +140,194 @@ def _check_registry(ctx: ToolContext) -> str:
     return f"registry lists glob, grep, read_file; {params} parameters, all described, strict"
 
 
-def _check_escapes(ctx: ToolContext) -> str:
-    registry = default_registry()
-    outside = ctx.root.parent / "outside.txt"
-    outside.write_text("secret\n")
-    (ctx.root / "link-out.txt").symlink_to(outside)
-    attempts = ["../outside.txt", str(outside), "link-out.txt"]
-    refused = [
-        a
-        for a in attempts
-        if not registry.execute(ToolCall("c", "read_file", json.dumps({"path": a})), ctx).ok
-    ]
-    inside = registry.execute(ToolCall("c", "read_file", '{"path": "src/calc.js"}'), ctx)
-    expect(inside.ok, f"reading src/calc.js inside failed: {inside.content}")
+def _escape_cases(rng: random.Random) -> list[dict[str, Any]]:
+    paths = ["../outside.txt", "{outside}", "link-out.txt", "src/calc.js"]  # the last one inside
+    return [{"ask": {"path": path}} for path in paths]
+
+
+def _escape_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    """In the kernel: read_file's own run on each path (the package's tool, not the executor)."""
+    answers = []
+    with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
+        ctx = ToolContext(build_sandbox(Path(tmp) / "repo"))
+        outside = ctx.root.parent / "outside.txt"
+        outside.write_text("secret\n")
+        (ctx.root / "link-out.txt").symlink_to(outside)
+        for path in [ask["path"].format(outside=outside) for ask in asks]:
+            try:
+                args = READ_FILE_TOOL.args.model_validate({"path": path})
+                answers.append({"ok": READ_FILE_TOOL.run(args, ctx).ok})
+            except ToolError as exc:
+                answers.append({"ok": False, "text": str(exc)})
+    return answers
+
+
+def _escape_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    attempts = ["../outside.txt", "an absolute path", "link-out.txt"]
+    inside = answers[-1]
+    expect(inside["ok"] is True, f"reading src/calc.js inside failed: {inside.get('text')}")
+    refused = [a for a, answer in zip(attempts, answers, strict=False) if answer["ok"] is False]
     expect(refused == attempts, f"not refused: {sorted(set(attempts) - set(refused))}")
     return (
         f"climbing out blocked: {len(refused)}/3 (relative, absolute, symlink); inside reads fine"
     )
 
 
-def _check_big_file(run_call: RunCall, truncate: Callable, ctx: ToolContext) -> str:
-    size = len((ctx.root / BIG_FILE).read_text())
-    call = ToolCall("c", "read_file", json.dumps({"path": BIG_FILE}))
-    registry = ToolRegistry(default_registry().tools.values(), run_call=run_call, truncate=truncate)
-    result, want = registry.execute(call, ctx), default_registry().execute(call, ctx)
-    got = len(result.content)
-    expect(result.ok, f"read_file on {BIG_FILE} came back failed: {shown(result.content, 70)}")
-    expect(got == len(want.content), f"read_file fed back {got} chars, not {len(want.content)}")
+def _plugged(functions: Mapping[str, Any]) -> ToolRegistry:
+    tools = default_registry().tools.values()
+    return ToolRegistry(tools, run_call=functions["run_call"], truncate=functions["truncate"])
+
+
+def _big_file_cases(rng: random.Random) -> list[dict[str, Any]]:
+    """One read of the generated big file, and what the package's registry feeds back."""
+    with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
+        ctx = ToolContext(build_sandbox(Path(tmp)))
+        size = len((ctx.root / BIG_FILE).read_text())
+        call = ToolCall("c", "read_file", json.dumps({"path": BIG_FILE}))
+        want = plain_result(default_registry().execute(call, ctx), "read_file")["result"]
+    return [{"ask": {"path": BIG_FILE}, "size": size, "want": want}]
+
+
+def _big_file_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
+        ctx = ToolContext(build_sandbox(Path(tmp)))
+        call = ToolCall("c", "read_file", json.dumps({"path": asks[0]["path"]}))
+        return [plain_result(_plugged(functions).execute(call, ctx), "registry.execute")]
+
+
+def _big_file_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    case, got = cases[0], answers[0]
+    if "bad" in got:
+        raise CheckFailed(got["bad"])
+    result, want = result_of(got["result"]), result_of(case["want"])
+    size = len(result.content)
+    expect(result.ok, f"read_file on {BIG_FILE} came back failed: {result.content[:400]}")
+    expect(size == len(want.content), f"read_file fed back {size} chars, not {len(want.content)}")
     expect(
         result.content == want.content,
-        f"read_file fed back {got} chars, but not the file's head, the note and its tail",
+        f"read_file fed back {size} chars, but not the file's head, the note and its tail",
     )
-    return f"reading the generated {size}-char {BIG_FILE} feeds back {got} chars"
+    return f"reading the generated {case['size']}-char {BIG_FILE} feeds back {size} chars"
 
 
-def _check_loop(accumulator: Callable, run_call: RunCall, truncate: Callable, ctx) -> str:
-    registry = ToolRegistry(default_registry().tools.values(), run_call=run_call, truncate=truncate)
-    messages: list[dict] = []
-    events = list(
-        run_agent(
-            QUESTION, ScriptedModel(), registry, ctx, messages=messages, accumulator=accumulator
+def _loop_cases(rng: random.Random) -> list[dict[str, Any]]:
+    return [{"ask": {"question": QUESTION}}]
+
+
+def _loop_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    """In the kernel: the offline question through the real loop with the student's three parts;
+    the calls run, how it stopped and the transcript, as data."""
+    with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
+        ctx = ToolContext(build_sandbox(Path(tmp)))
+        messages: list[dict] = []
+        model, registry = ScriptedModel(), _plugged(functions)
+        run = run_agent(
+            asks[0]["question"],
+            model,
+            registry,
+            ctx,
+            messages=messages,
+            accumulator=functions["accumulator"],
         )
+        try:
+            events = list(run)
+        except Exception as exc:
+            return [{**caught(exc), "messages": plain(messages)}]
+    finished = [
+        {"name": e.call.name, "ok": e.result.ok, "content": e.result.content}
+        for e in events
+        if isinstance(e, ToolFinished)
+    ]
+    last = events[-1]
+    stopped = (
+        {"reason": last.reason, "message": last.message}
+        if isinstance(last, AgentStopped)
+        else {"reason": None, "message": repr(last)}
     )
-    finished = [e for e in events if isinstance(e, ToolFinished)]
-    order = [e.call.name for e in finished]
-    stopped = events[-1]
+    return [plain({"finished": finished, "stopped": stopped, "messages": messages})]
+
+
+def _loop_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    got = answers[0]
+    if "raised" in got:  # the lab's stub says what to do; anything else, what was raised
+        raise CheckFailed(said(got, "the loop"))
+    finished, stopped, messages = got["finished"], got["stopped"], got["messages"]
+    order = [e["name"] for e in finished]
     expect(
-        isinstance(stopped, AgentStopped) and stopped.reason != "error",
-        f"the loop stopped: {shown(getattr(stopped, 'message', stopped), 150)[1:-1]}",
+        stopped["reason"] not in (None, "error"),
+        f"the loop stopped: {stopped['message']}",
     )
     expect(
         order == ["glob", "grep", "read_file"],
         f"calls ran in order {shown(order, 80)}, expected glob, grep, read_file",
     )
-    failed = [f"{e.call.name}: {shown(e.result.content)}" for e in finished if not e.result.ok]
-    expect(not failed, f"calls failed instead of answering: {shown(failed, 150)}")
-    expect(stopped.reason == "done", f"ended: {stopped}")
+    failed = [f"{e['name']}: {e['content'][:300]}" for e in finished if not e["ok"]]
+    more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
+    expect(not failed, f"calls failed instead of answering: {failed[0] if failed else ''}{more}")
+    expect(stopped["reason"] == "done", f"ended: {stopped['reason']}: {stopped['message']}")
     expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
     expect((problem := check_transcript(messages)) is None, problem)
-    sizes = ", ".join(str(len(e.result.content)) for e in finished)
+    sizes = ", ".join(str(len(e["content"])) for e in finished)
     return f"offline question ran glob -> grep -> read_file ({sizes} chars), then concluded"
 
 
-def _checks(accumulator, run_call, truncate, ctx) -> Iterator[Callable[[random.Random], str]]:
-    """The seven checks in NAMES order; each gets its own seeded generator of cases."""
-    yield lambda rng: _check_registry(ctx)
-    yield lambda rng: _check_escapes(ctx)
-    yield lambda rng: check_merging(accumulator, rng)
-    yield lambda rng: check_feedback(run_call, ctx, rng)
-    yield lambda rng: check_truncation(truncate, rng)
-    yield lambda rng: _check_big_file(run_call, truncate, ctx)
-    yield lambda rng: _check_loop(accumulator, run_call, truncate, ctx)
+# The seven checks in NAMES order; `uses` names the run_selftest parameters each answer calls.
+PARTS = [
+    Part("registry", (), _registry_cases, _registry_answer, _registry_judge),
+    Part("path boundary", (), _escape_cases, _escape_answer, _escape_judge),
+    MERGING,
+    FEEDBACK,
+    TRUNCATION,
+    Part("big file", ("run_call", "truncate"), _big_file_cases, _big_file_answer, _big_file_judge),
+    Part(
+        "offline loop",
+        ("accumulator", "run_call", "truncate"),
+        _loop_cases,
+        _loop_answer,
+        _loop_judge,
+    ),
+]
+
+
+def judge_part(number: int, part: Part, cases: list[dict[str, Any]], answers: Any) -> Check:
+    """Check `number`: `part` judging `answers` (plain data from wherever) against `cases`.
+
+    Answers of the wrong shape (not a list of one per case, missing fields, wrong types) fail the
+    check with a line saying so; nothing in them can make the judge raise.
+    """
+    try:
+        if not isinstance(answers, list) or len(answers) != len(cases):
+            raise CheckFailed(
+                f"the answers are not one per case ({len(cases)}): {shown(answers, 60)}"
+            )
+        return Check(number, part.name, True, part.judge(cases, answers))
+    except CheckFailed as exc:
+        return Check(number, part.name, False, f"{part.name}: {' '.join(str(exc).split())}")
+    except Exception as exc:  # a field missing or of the wrong type: nonsense, not an answer
+        said = f"{type(exc).__name__}: {shown(str(exc), 60)[1:-1]}"
+        return Check(
+            number,
+            part.name,
+            False,
+            f"{part.name}: the answer is not data of the shape asked ({said})",
+        )
+
+
+def run_parts(parts: Sequence[Part], functions: Mapping[str, Any], seed: int) -> SelftestReport:
+    """Every part in this process: cases, answers (through JSON, as they travel), judgement."""
+    checks = []
+    for number, part in enumerate(parts, 1):
+        try:
+            line = run_part(part, functions, random.Random(f"{seed}:{part.name}"))
+            checks.append(Check(number, part.name, True, line))
+        except CheckFailed as exc:
+            checks.append(
+                Check(number, part.name, False, f"{part.name}: {' '.join(str(exc).split())}")
+            )
+        except Exception as exc:  # a stripped package's case, or an answer that broke
+            message = " ".join((str(exc) or type(exc).__name__).split())
+            checks.append(Check(number, part.name, False, f"{part.name}: {message}"))
+    return SelftestReport(checks, seed)
 
 
 def run_selftest(
@@ -200,18 +337,9 @@ def run_selftest(
     *,
     seed: int = SEED,
 ) -> SelftestReport:
-    """Run the seven checks on a fresh sandbox; a check that raises anything simply fails.
+    """The seven checks in this process: the student's own feedback, not the grade.
 
     `seed` draws the generated cases: the same seed, the same cases and the same report.
     """
-    checks = []
-    with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
-        ctx = ToolContext(build_sandbox(Path(tmp)))
-        for name, check in zip(NAMES, _checks(accumulator, run_call, truncate, ctx), strict=True):
-            number = len(checks) + 1
-            try:
-                checks.append(Check(number, name, True, check(random.Random(f"{seed}:{name}"))))
-            except Exception as exc:  # a student's stub raising NotImplementedError lands here
-                reason = " ".join((str(exc) or type(exc).__name__).splitlines())
-                checks.append(Check(number, name, False, f"{name}: {reason}"))
-    return SelftestReport(checks, seed)
+    functions = {"accumulator": accumulator, "run_call": run_call, "truncate": truncate}
+    return run_parts(PARTS, functions, seed)

@@ -1,4 +1,5 @@
 """Check 3: a student's accumulator merges generated fragment streams into the right calls.
+The kernel drains each stream (answer_merging); the grader compares with the generated calls.
 
 Streams start at index 0, 1 or 7, skip numbers, interleave, send ids and names once, in every
 fragment or blanked, and cut arguments inside escapes and around spaces; a turn cut short is never
@@ -7,23 +8,18 @@ drained. Deliberately not handled: fragments without an index (the lab promises 
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import json
 import random
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import ToolCall, ToolCallDelta
-from course_agent.selftest.judge import Watch, first_of, plain, raised, shown
+from course_agent.selftest.judge import Part, caught, difference, first_of, plain, said, shown
 
-__all__ = ["MergeCase", "check_merging", "merge_cases"]
-
-# The package's answer to exercise 1: a student's accumulator must not run it.
-PACKAGE_ANSWER = [f for f in vars(ToolCallAccumulator).values() if inspect.isfunction(f)]
+__all__ = ["MERGING", "MergeCase", "merge_cases"]
 
 # The course's parallel call through a Claude gateway: indexes from 1, heads out of order.
 COURSE_STREAM = (
@@ -148,39 +144,85 @@ def merge_cases(rng: random.Random) -> list[MergeCase]:
     return cases
 
 
-def _drained(watch: Watch, accumulator: Callable[[], Any], case: MergeCase) -> list[Any] | str:
+def _drain(accumulator: Callable[[], Any], deltas: list[ToolCallDelta]) -> dict[str, Any]:
+    """In the kernel: the calls one fresh accumulator drains from `deltas`, as plain data."""
     where = "ToolCallAccumulator()"
     try:
-        merger = watch(accumulator)
+        merger = accumulator()
         where = "push"
-        for delta in case.deltas:
-            watch(merger.push, delta)
+        for delta in deltas:
+            merger.push(delta)
         where = "drain"
-        calls = watch(merger.drain)
+        calls = merger.drain()
+        if not isinstance(calls, list | tuple):
+            return {"bad": f"drain returned a {type(calls).__name__}: return a list of ToolCall"}
+        if not all(hasattr(c, "id") and hasattr(c, "name") and hasattr(c, "args") for c in calls):
+            return {
+                "bad": f"drain returned {shown(calls)}: return a list of ToolCall(id, name, args)"
+            }
+        return {"calls": [[plain(c.id), plain(c.name), plain(c.args)] for c in calls]}
     except Exception as exc:
-        said = raised(exc, where)
-        if isinstance(exc, ValueError) and "JSON" in type(exc).__name__ + str(exc):
-            return f"{said}; parse nothing: a fragment is not JSON until its call is joined"
-        if isinstance(exc, IndexError | KeyError):
-            return f"{said}; the index is a label, not a position: key a dict by it"
-        return said
-    if not isinstance(calls, list | tuple):  # a generator would run after the watch, unseen
-        return f"drain returned a {type(calls).__name__}: return a list of ToolCall(id, name, args)"
-    return list(calls)
+        return {**caught(exc), "where": where}
 
 
-def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
-    got = _drained(watch, watch.student, case)
-    if isinstance(got, str):
-        return got
-    if not all(hasattr(c, "id") and hasattr(c, "name") and hasattr(c, "args") for c in got):
-        return f"drain returned {shown(got)}: return a list of ToolCall(id, name, args)"
-    mine = [(plain(c.id), plain(c.name), plain(c.args)) for c in got]  # no subclass answers ==
-    want = [(c.id, c.name, c.args) for c in case.want]
+def _cut_short(accumulator: Callable[[], Any]) -> None:
+    """A turn the gateway cut short: the course's first fragments pushed, and never drained."""
+    try:
+        merger = accumulator()
+        for delta in COURSE_STREAM[:4]:
+            merger.push(delta)
+    except Exception:  # the course's stream, run just before, has already said what is wrong
+        pass
+
+
+def cases_merging(rng: random.Random) -> list[dict[str, Any]]:
+    """The streams as data: "ask" holds the fragments (and, for the first, a turn cut short)."""
+    return [
+        {
+            "ask": {
+                "deltas": [[d.index, d.id, d.name, d.args_delta] for d in case.deltas],
+                "cut_short": number == 0,
+            },
+            "label": case.label,
+            "heads": case.heads,
+            "want": [[call.id, call.name, call.args] for call in case.want],
+        }
+        for number, case in enumerate(merge_cases(rng))
+    ]
+
+
+def answer_merging(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    """In the kernel: each stream through a fresh student accumulator, drained as plain lists."""
+    accumulator, answers = functions["accumulator"], []
+    for ask in asks:
+        answers.append(_drain(accumulator, [ToolCallDelta(*delta) for delta in ask["deltas"]]))
+        if ask["cut_short"]:  # whatever it left behind must not reach the streams after it
+            _cut_short(accumulator)
+    return answers
+
+
+def _drained_problem(got: Mapping[str, Any]) -> str:
+    where = got["where"]
+    line = said(got, where)
+    if "ValueError" in got["raised"] and "JSON" in got["raised"][0] + got["text"]:
+        return f"{line}; parse nothing: a fragment is not JSON until its call is joined"
+    if "IndexError" in got["raised"] or "KeyError" in got["raised"]:
+        return f"{line}; the index is a label, not a position: key a dict by it"
+    return line
+
+
+def _merge_problem(case: Mapping[str, Any], got: Mapping[str, Any], seen: set[str]) -> str:
+    if "raised" in got:
+        return _drained_problem(got)
+    if "bad" in got:
+        return str(got["bad"])
+    mine = [tuple(call) for call in got["calls"]]
+    want = [tuple(call) for call in case["want"]]
     if mine == want:
         return ""
+    deltas = [ToolCallDelta(*delta) for delta in case["ask"]["deltas"]]
     ids, want_ids = [c[0] for c in mine], [c[0] for c in want]
-    indexes = sorted({d.index for d in case.deltas})
+    indexes = sorted({d.index for d in deltas})
     if len(mine) != len(want):
         stale = [i for i in ids if i in seen and i not in want_ids]
         if stale:
@@ -188,11 +230,11 @@ def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
                 f"a new ToolCallAccumulator() still held {shown(stale)} from an earlier stream: "
                 "create its state in __init__, not on the class (drain is not always reached)"
             )
-        lost = [call for call in case.want if call.id not in ids]
-        if len(mine) < len(want) and all(call.args == "" for call in lost):
+        lost = [call for call in want if call[0] not in ids]
+        if len(mine) < len(want) and all(call[2] == "" for call in lost):
             return (
                 f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}: "
-                f"{lost[0].id!r} came without arguments (''), and is a call all the same"
+                f"{lost[0][0]!r} came without arguments (''), and is a call all the same"
             )
         return (
             f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}, one per index "
@@ -205,35 +247,37 @@ def _merge_problem(watch: Watch, case: MergeCase, seen: set[str]) -> str:
     ):
         for what, value, right in [("id", got_id, want_id), ("name", name, want_name)]:
             if value != right:
-                return _explain_head(case, index, what, value, right)
+                return _explain_head(case["heads"], index, what, value, right)
         if args != want_args:
-            head = next(d.args_delta or "" for d in case.deltas if d.index == index)
+            head = next(d.args_delta or "" for d in deltas if d.index == index)
             if head and args == want_args[len(head) :]:
                 return (
                     f"call {want_id!r} lost the arguments sent with the head ({shown(head)}): "
                     "append the head's args_delta too"
                 )
-            if args.replace(" ", "") == want_args.replace(" ", ""):
+            if isinstance(args, str) and args.replace(" ", "") == want_args.replace(" ", ""):
                 return (
                     f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}: "
                     "spaces were lost; append every args_delta as it is, even one of only spaces"
                 )
-            if args and want_args.endswith(args):
+            if isinstance(args, str) and args and want_args.endswith(args):
                 return (
                     f"call {want_id!r} has arguments {shown(args)}, only the end of "
                     f"{shown(want_args)}: append args_delta, don't overwrite"
                 )
-            return f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}"
+            if not isinstance(args, str):
+                return f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}"
+            return f"call {want_id!r} has arguments {difference(args, want_args)}"
     return ""  # unreachable: the lists differ, so some field does
 
 
-def _explain_head(case: MergeCase, index: int, what: str, value: object, right: str) -> str:
+def _explain_head(heads: str, index: int, what: str, value: object, right: str) -> str:
     if isinstance(value, str) and right and value == right * (len(value) // len(right)):
         return (
             f"repeated {what} {right!r} in every fragment: you built {shown(value)}; "
             f"write the {what}, don't append it"
         )
-    if case.heads == "blanked" and value in ("", None, f"call_{index}"):
+    if heads == "blanked" and value in ("", None, f"call_{index}"):
         return (
             f"an empty {what} in a later fragment wiped {right!r}: "
             f"write the {what} only when it is non-empty"
@@ -248,29 +292,18 @@ def _explain_head(case: MergeCase, index: int, what: str, value: object, right: 
     return f"the call at index {index} has {what} {shown(value)}, expected {right!r}"
 
 
-def _cut_short(watch: Watch, accumulator: Callable[[], Any]) -> None:
-    """A turn the gateway cut short: the course's first fragments pushed, and never drained."""
-    try:
-        merger = watch(accumulator)
-        for delta in COURSE_STREAM[:4]:
-            watch(merger.push, delta)
-    except Exception:  # the course's stream, run just before, has already said what is wrong
-        pass
-
-
-def check_merging(accumulator: Callable[[], Any], rng: random.Random) -> str:
-    cases = merge_cases(rng)
+def judge_merging(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    """In the grader: each drained list against the stream's calls; the first wrong one, why."""
     failures, seen = [], set()
-    watch = Watch(accumulator, ToolCallAccumulator, *PACKAGE_ANSWER)
-    for number, case in enumerate(cases):
-        if problem := _merge_problem(watch, case, seen):
-            failures.append(f"{case.label}: {problem}")
-        seen |= {call.id for call in case.want}
-        if number == 0:  # whatever it left behind must not reach the streams after it
-            _cut_short(watch, accumulator)
-    watch.verdict()
+    for case, got in zip(cases, answers, strict=True):
+        if problem := _merge_problem(case, got, seen):
+            failures.append(f"{case['label']}: {problem}")
+        seen |= {call[0] for call in case["want"]}
     first_of(failures, len(cases), "streams")
     return (
         f"{len(cases)} streams merge in index order: indexes from 0, 1, 7 with gaps, interleaved; "
         "ids once, repeated, blanked"
     )
+
+
+MERGING = Part("fragment merging", ("accumulator",), cases_merging, answer_merging, judge_merging)

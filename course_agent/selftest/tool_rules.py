@@ -41,8 +41,9 @@ def _name_problem(name: str) -> str | None:
     words = name.split("_")
     if words[0] not in VERBS:
         return (
-            f"rule 1: name {name!r} does not start with a verb (list, read, get, find, search, "
-            "run, ...): put the action first, then what it acts on"
+            f"rule 1: name {name!r} does not start with one of the {len(VERBS)} verbs this check "
+            f"knows (course_agent.selftest.tool_rules.VERBS: {', '.join(sorted(VERBS)[:6])}, "
+            "...): put the action first, then what it acts on"
         )
     if len(words) == 1:
         return f"rule 1: name {name!r} is a verb alone: add the noun it acts on, e.g. {name}_dir"

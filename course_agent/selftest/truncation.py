@@ -7,14 +7,24 @@ larger ones, a failed one. Deliberately not handled: results that are not text.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from course_agent.protocol import ToolResult
-from course_agent.selftest.judge import Watch, first_of, plain_result, raised, shown
+from course_agent.selftest.judge import (
+    Part,
+    caught,
+    difference,
+    first_of,
+    plain,
+    plain_result,
+    result_of,
+    said,
+    shown,
+)
 from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
-__all__ = ["check_truncation", "results_to_truncate"]
+__all__ = ["TRUNCATION", "results_to_truncate"]
 
 HEAD = int(MAX_RESULT_CHARS * HEAD_RATIO)
 TAIL = MAX_RESULT_CHARS - HEAD
@@ -52,24 +62,46 @@ def results_to_truncate(rng: random.Random) -> list[tuple[str, ToolResult]]:
     return cases
 
 
-def _truncation_problem(watch: Watch, result: ToolResult) -> str:
-    want = truncate_result(result)
-    given = ToolResult(result.content, result.ok, dict(result.meta))  # its own meta to spoil
-    try:
-        out = watch(watch.student, given)
-    except Exception as exc:
-        return raised(exc, "truncate_result")
-    if given != result:
+def cases_truncation(rng: random.Random) -> list[dict[str, Any]]:
+    """Each result as data, and what the package's truncate_result makes of it."""
+    cases = []
+    for label, result in results_to_truncate(rng):
+        given = {"content": result.content, "ok": result.ok, "meta": dict(result.meta)}
+        want = plain_result(truncate_result(result), "truncate_result")["result"]
+        cases.append({"ask": given, "label": label, "want": want})
+    return cases
+
+
+def answer_truncation(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    """In the kernel: each result through the student's truncation, and whether it changed it."""
+    truncate, answers = functions["truncate"], []
+    for ask in asks:
+        given = ToolResult(ask["content"], ask["ok"], dict(ask["meta"]))  # its own meta to spoil
+        try:
+            got = plain_result(truncate(given), "truncate_result")
+        except Exception as exc:
+            got = caught(exc)
+        changed = plain(dict(given.meta)) if dict(given.meta) != ask["meta"] else None
+        answers.append({**got, "changed_meta": changed})
+    return answers
+
+
+def _truncation_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
+    result, want = result_of(case["ask"]), result_of(case["want"])
+    if "raised" in got:
+        return said(got, "truncate_result")
+    if got["changed_meta"] is not None:
         return (
-            f"the result you were given changed (its meta became {shown(dict(given.meta), 70)}): "
-            "leave it alone and build a new one, meta={**result.meta, ...}"
+            f"the result you were given changed (its meta became "
+            f"{shown(got['changed_meta'], 70)}): leave it alone and build a new one, "
+            "meta={**result.meta, ...}"
         )
-    out = plain_result(out, "truncate_result")  # a subclass could answer == however it liked
-    if isinstance(out, str):
-        return out
+    if "bad" in got:
+        return str(got["bad"])
+    out = result_of(got["result"])
     if out == want:
         return ""
-    if want is result:  # it fits
+    if len(result.content) <= MAX_RESULT_CHARS:  # it fits
         changed = [
             f"{what} became {shown(after)}"
             for what, before, after in [
@@ -82,8 +114,8 @@ def _truncation_problem(watch: Watch, result: ToolResult) -> str:
         return (
             f"it fits in {MAX_RESULT_CHARS}, so it must come back unchanged: {'; '.join(changed)}"
         )
-    text, got = result.content, out.content
-    if got == text:
+    text, got_text = result.content, out.content
+    if got_text == text:
         advice = (
             "a failed result is cut like any other"
             if not result.ok
@@ -91,20 +123,25 @@ def _truncation_problem(watch: Watch, result: ToolResult) -> str:
         )
         return f"it is {len(text)} chars, over {MAX_RESULT_CHARS}, yet came back uncut: {advice}"
     note = want.content[HEAD:-TAIL]
-    at = got.find(note)
+    at, at_diff = got_text.find(note), difference(got_text[:HEAD], text[:HEAD])
     if at == -1:
-        if got[:HEAD] != text[:HEAD]:
-            return f"the head must be its first {HEAD} chars as they are; yours are not"
-        return f"after the {HEAD}-char head comes {shown(got[HEAD:])}, expected the note {note!r}"
-    if at + len(note) == len(got):
+        if got_text[:HEAD] != text[:HEAD]:
+            return f"the head must be its first {HEAD} chars as they are; yours differ {at_diff}"
+        return (
+            f"after the {HEAD}-char head comes {shown(got_text[HEAD:])}, expected the note {note!r}"
+        )
+    if at + len(note) == len(got_text):
         return f"nothing follows the note: the last {TAIL} chars (the tail) must come after it"
     if at != HEAD:
         return f"the note starts at char {at}: the head before it must be exactly {HEAD} chars"
-    if got[:HEAD] != text[:HEAD]:
-        return f"the head must be its first {HEAD} chars as they are; yours are not"
-    if got[HEAD + len(note) :] != text[-TAIL:]:
-        tail = got[HEAD + len(note) :]
-        return f"after the note come {len(tail)} chars: the tail is the last {TAIL} as they are"
+    if got_text[:HEAD] != text[:HEAD]:
+        return f"the head must be its first {HEAD} chars as they are; yours differ {at_diff}"
+    if got_text[HEAD + len(note) :] != text[-TAIL:]:
+        tail = got_text[HEAD + len(note) :]
+        return (
+            f"after the note come {len(tail)} chars: the tail is the last {TAIL} as they are; "
+            f"yours differ {difference(tail, text[-TAIL:])}"
+        )
     if out.ok != result.ok:
         return f"ok={out.ok}: a failed result (ok=False) stays failed; build it with replace()"
     return (
@@ -113,19 +150,22 @@ def _truncation_problem(watch: Watch, result: ToolResult) -> str:
     )
 
 
-def check_truncation(truncate: Callable[[ToolResult], Any], rng: random.Random) -> str:
-    cases = results_to_truncate(rng)
+def judge_truncation(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    """In the grader: each cut result against the package's, the first difference named."""
     failures = []
-    watch = Watch(truncate, truncate_result, truncate_result)
-    for label, result in cases:
-        if problem := _truncation_problem(watch, result):
-            failures.append(f"{label}: {problem}")
-    watch.verdict()
+    for case, got in zip(cases, answers, strict=True):
+        if problem := _truncation_problem(case, got):
+            failures.append(f"{case['label']}: {problem}")
     first_of(failures, len(cases), "results")
-    (_, course), fits = cases[0], sum(len(r.content) <= MAX_RESULT_CHARS for _, r in cases)
-    kept = truncate(course)
+    course, kept = cases[0]["ask"]["content"], answers[0]["result"]["content"]
+    fits = sum(len(case["ask"]["content"]) <= MAX_RESULT_CHARS for case in cases)
     return (
-        f"a {len(course.content)}-char result truncates to {len(kept.content)} chars, stating "
-        f"{len(course.content) - MAX_RESULT_CHARS} were cut; {len(cases) - 1} other sizes right, "
+        f"a {len(course)}-char result truncates to {len(kept)} chars, stating "
+        f"{len(course) - MAX_RESULT_CHARS} were cut; {len(cases) - 1} other sizes right, "
         f"{fits} that fit"
     )
+
+
+TRUNCATION = Part(
+    "truncation", ("truncate",), cases_truncation, answer_truncation, judge_truncation
+)

@@ -10,18 +10,25 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
 from course_agent.loop import check_transcript
 from course_agent.offline.recorded_turns import recorded_turns
 from course_agent.protocol import ToolCall
-from course_agent.selftest.judge import first_of, raised, shown
+from course_agent.selftest.judge import (
+    Part,
+    caught,
+    first_of,
+    plain,
+    said,
+    shown,
+)
 
 __all__ = [
     "FINISHES",
-    "check_repair",
-    "check_tool_turn",
+    "REPAIR",
+    "TOOL_TURN",
     "repair_cases",
     "repaired",
 ]
@@ -47,26 +54,46 @@ def _turn_hint(finish: str | None, calls: list[ToolCall], said: bool) -> str:
     return "no call merged and no tool_calls finish: the model has answered"
 
 
-def check_tool_turn(is_tool_turn: Callable[..., Any], rng: random.Random) -> str:
-    cases, failures = _tool_turn_cases(rng), []
-    for label, finish, calls in cases:
-        want = finish == "tool_calls" or bool(calls)
+def cases_tool_turn(rng: random.Random) -> list[dict[str, Any]]:
+    return [
+        {
+            "ask": {"finish": finish, "calls": [[c.id, c.name, c.args] for c in calls]},
+            "label": label,
+            "want": finish == "tool_calls" or bool(calls),
+        }
+        for label, finish, calls in _tool_turn_cases(rng)
+    ]
+
+
+def answer_tool_turn(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    answers = []
+    for ask in asks:
         try:
-            got = is_tool_turn(finish, list(calls))
+            got = functions["is_tool_turn"](ask["finish"], [ToolCall(*c) for c in ask["calls"]])
+            answers.append({"said": got} if isinstance(got, bool) else {"bad": shown(got)})
         except Exception as exc:
-            failures.append(f"{label}: {raised(exc, 'is_tool_turn')}")
-            continue
-        if not isinstance(got, bool):
-            failures.append(f"{label}: is_tool_turn returned {shown(got)}; return True or False")
-        elif got is not want:
-            said = "a tool turn" if got else "not a tool turn"
-            failures.append(f"{label}: you said {said}; {_turn_hint(finish, calls, bool(got))}")
+            answers.append(caught(exc))
+    return answers
+
+
+def judge_tool_turn(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    failures = []
+    for case, got in zip(cases, answers, strict=True):
+        label, finish, calls = case["label"], case["ask"]["finish"], case["ask"]["calls"]
+        if "raised" in got:
+            failures.append(f"{label}: {said(got, 'is_tool_turn')}")
+        elif "bad" in got:
+            failures.append(f"{label}: is_tool_turn returned {got['bad']}; return True or False")
+        elif got["said"] is not case["want"]:
+            yes = got["said"] is True
+            what = "a tool turn" if yes else "not a tool turn"
+            failures.append(f"{label}: you said {what}; {_turn_hint(finish, calls, yes)}")
     first_of(failures, len(cases), "turns")
     recorded = len(recorded_turns())
     return f"{len(cases)} turns judged, {recorded} of them recorded, including 'stop' with a call"
 
 
-# -- check 7: repair a transcript ----------------------------------------------------------------
+# -- check 8: repair a transcript ----------------------------------------------------------------
 
 
 def repaired(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -179,20 +206,38 @@ def _normalised(messages: Any, original: list[dict[str, Any]]) -> Any:
     return out
 
 
-def _repair_problem(repair: Callable[..., Any], kind: str, messages: list[dict[str, Any]]) -> str:
-    given = copy.deepcopy(messages)
-    try:
-        got = repair(given)
-    except Exception as exc:
-        return raised(exc, "repair_transcript")
-    if given != messages:
+def cases_repair(rng: random.Random) -> list[dict[str, Any]]:
+    return [{"ask": messages, "kind": kind} for kind, messages in repair_cases(rng)]
+
+
+def answer_repair(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
+    answers = []
+    for messages in asks:
+        given = copy.deepcopy(messages)
+        try:
+            got = functions["repair_transcript"](given)
+        except Exception as exc:
+            answers.append(caught(exc))
+            continue
+        if not isinstance(got, list) or not all(isinstance(m, dict) for m in got):
+            answers.append({"bad": shown(got), "changed": given != messages})
+        else:
+            answers.append({"messages": plain(got), "changed": given != messages})
+    return answers
+
+
+def _repair_problem(messages: list[dict[str, Any]], got: Mapping[str, Any]) -> str:
+    if "raised" in got:
+        return said(got, "repair_transcript")
+    if got["changed"]:
         return "you changed the list passed in: build a new one"
-    if not isinstance(got, list) or not all(isinstance(m, dict) for m in got):
-        return f"returned {shown(got)}: return a list of message dicts"
-    if problem := check_transcript(got):
+    if "bad" in got:
+        return f"returned {got['bad']}: return a list of message dicts"
+    mine = got["messages"]
+    if problem := check_transcript(mine):
         return f"check_transcript still says: {problem}"
     want = _normalised(repaired(messages), messages)
-    mine = _normalised(got, messages)
+    mine = _normalised(mine, messages)
     if mine == want:
         return ""
     if len(mine) != len(want):
@@ -201,13 +246,23 @@ def _repair_problem(repair: Callable[..., Any], kind: str, messages: list[dict[s
     return f"message {index} is {shown(mine[index], 70)}, expected {shown(want[index], 70)}"
 
 
-def check_repair(repair: Callable[..., Any], rng: random.Random) -> str:
-    cases, failures = repair_cases(rng), []
-    for kind, messages in cases:
-        if problem := _repair_problem(repair, kind, messages):
-            failures.append(f"{kind}: {problem}")
+def judge_repair(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    failures = []
+    for case, got in zip(cases, answers, strict=True):
+        if problem := _repair_problem(case["ask"], got):
+            failures.append(f"{case['kind']}: {problem}")
     first_of(failures, len(cases), "transcripts")
     return (
         f"{len(cases)} transcripts repaired as check_transcript wants them: results added, "
         "orphans and repeats dropped, the rest unchanged"
     )
+
+
+def _one_case(rng: random.Random) -> list[dict[str, Any]]:
+    return [{"ask": {}}]
+
+
+TOOL_TURN = Part("tool turn", ("is_tool_turn",), cases_tool_turn, answer_tool_turn, judge_tool_turn)
+REPAIR = Part(
+    "transcript repair", ("repair_transcript",), cases_repair, answer_repair, judge_repair
+)

@@ -1,0 +1,275 @@
+"""The judge outside the judged: what a notebook defines, rebinds, raises or answers changes no
+check; a kernel that answers nonsense, too much or never fails that check with a row saying so.
+
+A class of adversaries is graded once through `course-agent grade --jobs 2` (its CSV read back),
+and the half-solved lab once more through the nbval hand-in, which must agree.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from extension_lab import RELEASE as EXTENSION_RELEASE
+from extension_lab import solved as extension_solved
+from lab_class import hand_in, kernel_env, solved, submission
+
+from course_agent.lab.labs import LABS
+from course_agent.lab.strip import NOT_AVAILABLE, strip_functions, stripped_package
+
+# Each hand-in or grade here starts kernels (a hand-in two: nbval's and the judge's); on a
+# shared, loaded machine a module's fixture takes minutes, far from the suite's 120 s default.
+pytestmark = pytest.mark.timeout(600)
+
+TIMEOUT = 20  # per cell: far above the slowest question (about a second)
+
+# Issue 20's one line: rebinding the self-test's checks in the kernel (any name it had, or has).
+REBIND_CHECKS = """
+
+import course_agent.selftest.lab as _t
+import course_agent.lab.ask as _a
+from course_agent.selftest.lab import Check as _Check
+
+_t._checks = lambda *a: [lambda r: "ok"] * 7
+_t.judge_part = lambda number, part, cases, answers: _Check(number, part.name, True, "ok")
+_t.PARTS[:] = [_t.Part(p.name, p.uses, p.cases, p.answer, lambda c, a: "ok") for p in _t.PARTS]
+_a.judge_answers = lambda *a, **k: None
+"""
+
+# A report of the notebook's own making, raised as the old grader's cell ended: read as nothing.
+FORGED_REPORT = """
+
+import json as _json
+
+
+class GradeReport(Exception):
+    pass
+
+
+import course_agent.lab.score as _score
+
+_checks = [{"number": n, "name": "x", "ok": True, "line": "fine"} for n in range(1, 8)]
+
+
+def _forged(*args, **kwargs):
+    raise GradeReport(_json.dumps({"checks": _checks}))
+
+
+_score.raise_score = _forged
+raise GradeReport(_json.dumps({"checks": _checks}))
+print(7 * "v", "7/7 passed")
+"""
+
+# The package's answers disguised: kept in a MappingProxyType, each rebuilt on call from its code
+# object with co_firstlineno moved by one. Where the grader asks, there is no answer to rebuild.
+DISGUISED = """
+import types as _types
+
+from course_agent.truncate import truncate_result as _t
+from course_agent.registry import execute_call as _e
+
+_ANSWERS = _types.MappingProxyType({"t": _t, "e": _e})
+
+
+def _rebuilt(name):
+    f = _ANSWERS[name]
+    code = f.__code__.replace(co_firstlineno=f.__code__.co_firstlineno + 1)
+    return _types.FunctionType(code, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+
+
+def truncate_result(result):
+    return _rebuilt("t")(result)
+
+
+def execute_call(tools, call, ctx):
+    return _rebuilt("e")(tools, call, ctx)
+"""
+
+# The respondent replaced in the kernel: it answers what the notebook likes, for each check.
+RESPOND = """
+
+import course_agent.lab.respond as _respond
+
+
+_real = _respond.respond
+
+
+def _answer(lab, number, asks, **functions):
+    if number == {nonsense}:
+        return _respond.Answer({{"check": number, "answers": ["nonsense"]}})
+    if number == {too_much}:
+        return _respond.Answer({{"check": number, "answers": ["x" * 5_000_000]}})
+    if number == {never}:
+        while True:
+            pass
+    return _real(lab, number, asks, **functions)
+
+
+_respond.respond = _answer
+"""
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    folder = tmp_path_factory.mktemp("judged")
+    answers = solved()
+    half = {1: answers[1], 3: answers[3]}
+    students: dict[str, dict[str, Any]] = {
+        "solved": {"exercises": answers},
+        "starter": {},
+        "half-solved": {"exercises": half},
+        "rebinds-the-checks": {"exercises": {**half, 3: answers[3] + REBIND_CHECKS}},
+        "forged-report": {"exercises": {3: FORGED_REPORT}},
+        "disguised-answers": {"exercises": {1: answers[1], 2: DISGUISED, 3: "# see exercise 2"}},
+        "syntax-error": {
+            "exercises": {
+                **answers,
+                2: "def execute_call(tools, call, ctx):\n"
+                "    tool = tools.get(call.name)\n    if tool is None\n"
+                "        return None\n",
+            }
+        },
+        "nonsense-and-too-much": {
+            "exercises": answers,
+            "extra": [RESPOND.format(nonsense=3, too_much=5, never=0)],
+        },
+        "never-answers": {
+            "exercises": answers,
+            "extra": [RESPOND.format(nonsense=0, too_much=0, never=7)],
+        },
+    }
+    for name, edits in students.items():
+        submission(folder / f"{name}.ipynb", **edits)
+    for name, cells in [("ext-solved", extension_solved()), ("ext-starter", {})]:
+        submission(
+            folder / f"{name}.ipynb", cells, release=EXTENSION_RELEASE, cell_id="ext-exercise-{}"
+        )
+    out = folder.parent / "grades.csv"
+    command = [sys.executable, "-m", "course_agent", "grade", str(folder)]
+    command += ["--timeout", str(TIMEOUT), "--jobs", "2", "--csv", str(out)]
+    done = subprocess.run(command, env=kernel_env(), capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with out.open(newline="", encoding="utf-8") as file:
+        return {Path(row["submission"]).stem: row for row in csv.DictReader(file)}
+
+
+def details(row: dict[str, str]) -> dict[int, str]:
+    return dict(zip(map(int, row["failed"].split()), row["details"].split(" | "), strict=True))
+
+
+@pytest.mark.parametrize(
+    ("name", "score", "failed"),
+    [
+        ("solved", "7/7", ""),
+        ("starter", "2/7", "3 4 5 6 7"),
+        ("half-solved", "4/7", "4 6 7"),
+        ("ext-solved", "8/8", ""),
+        ("ext-starter", "0/8", "1 2 3 4 5 6 7 8"),
+        # Rebinding every check, judge and report in the kernel changes nothing: still half-solved.
+        ("rebinds-the-checks", "4/7", "4 6 7"),
+        ("forged-report", "2/7", "3 4 5 6 7"),
+        ("disguised-answers", "3/7", "4 5 6 7"),
+    ],
+)
+def test_each_notebook_scores_what_it_genuinely_solves(
+    graded: dict[str, dict[str, str]], name: str, score: str, failed: str
+) -> None:
+    row = graded[name]
+    assert (f"{row['passed']}/{row['total']}", row["failed"], row["note"]) == (score, failed, "")
+
+
+def test_the_disguised_answer_is_simply_not_there(graded: dict[str, dict[str, str]]) -> None:
+    said = details(graded["disguised-answers"])
+    assert NOT_AVAILABLE in said[4] and NOT_AVAILABLE in said[5]
+
+
+def test_a_syntax_error_is_reported_as_what_it_is_with_its_cell_and_line(
+    graded: dict[str, dict[str, str]],
+) -> None:
+    row = graded["syntax-error"]
+    assert (row["passed"], row["failed"], row["note"]) == ("4", "4 6 7", "")
+    assert details(row)[4] == (
+        "bad-argument feedback: exercise 2 (cell `exercise-2`), line 3: SyntaxError: expected ':'"
+    )
+    assert "refus" not in row["details"].lower()
+
+
+def test_nonsense_and_too_much_fail_only_their_own_check(graded: dict[str, dict[str, str]]) -> None:
+    row = graded["nonsense-and-too-much"]
+    assert (row["passed"], row["failed"]) == ("5", "3 5")
+    said = details(row)
+    assert said[3].startswith("fragment merging: exercise 1 (cell `exercise-1`): the answers are")
+    assert "over the 2,000,000 read" in said[5]
+
+
+def test_a_kernel_that_never_answers_fails_that_check_saying_which_limit(
+    graded: dict[str, dict[str, str]],
+) -> None:
+    row = graded["never-answers"]
+    assert (row["passed"], row["failed"]) == ("6", "7")
+    assert details(row)[7].endswith(f"no answer: timeout: check 7's question ran over {TIMEOUT} s")
+
+
+def test_the_hand_in_agrees_with_the_grader_one_item_per_check(tmp_path: Path) -> None:
+    answers = solved()
+    notebook = submission(tmp_path / "half.ipynb", {1: answers[1], 3: answers[3]})
+    done = hand_in(notebook, tmp_path / "repo")
+    assert done.returncode == 1
+    verdicts = dict(re.findall(r"::(check_\d) (PASSED|FAILED)", done.stdout))
+    assert verdicts == {
+        "check_1": "PASSED",
+        "check_2": "PASSED",
+        "check_3": "PASSED",
+        "check_4": "FAILED",
+        "check_5": "PASSED",
+        "check_6": "FAILED",
+        "check_7": "FAILED",
+    }
+    assert (
+        "x 4. bad-argument feedback: exercise 2 (cell `exercise-2`): write this part" in done.stdout
+    )
+
+
+def test_one_check_is_selected_by_its_name(tmp_path: Path) -> None:
+    notebook = submission(tmp_path / "starter.ipynb")
+    done = hand_in(notebook, tmp_path / "repo", extra=["-k", "check_3"])
+    assert done.returncode == 1 and "1 failed, 25 deselected" in done.stdout, done.stdout
+    assert "x 3. fragment merging: exercise 1 (cell `exercise-1`): write this part" in done.stdout
+
+
+def test_the_stripped_copy_keeps_the_loop_and_tools_and_drops_only_the_answers() -> None:
+    folder = stripped_package(LABS["day03-lab"])
+    code = (
+        "from course_agent.selftest.lab import run_selftest\n"
+        "from course_agent.truncate import truncate_result\n"
+        "from course_agent.accumulator import ToolCallAccumulator\n"
+        "from course_agent import ToolResult\n"
+        "import course_agent, json\n"
+        "try:\n    truncate_result(ToolResult('x'))\nexcept NotImplementedError as exc:\n"
+        "    said = str(exc)\n"
+        "print(json.dumps([course_agent.__file__, said, ToolCallAccumulator().by_index]))"
+    )
+    env = {**kernel_env(), "PYTHONPATH": str(folder)}
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.startswith(f'["{folder}/course_agent/__init__.py", "{NOT_AVAILABLE}", {{}}]')
+
+
+def test_stripping_replaces_bodies_by_name_and_refuses_a_name_it_cannot_find() -> None:
+    source = "class A:\n    def f(self):\n        'Doc.'\n        return 1\n\n\n"
+    source += "def f():\n    return 2\n"
+    stripped = strip_functions(source, {"A.f"})
+    assert "return 1" not in stripped and "return 2" in stripped and "Doc." in stripped
+    with pytest.raises(ValueError, match=r"no function B\.g"):
+        strip_functions(source, {"B.g"})
