@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 import shutil
+import site
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -93,6 +94,44 @@ IMPORTS = {
     3: "from course_agent import truncate_result",
 }
 PASTED = inspect.getsource(truncate.truncate_result)
+# The package's own files, found from the editable install's finder and executed: a grading
+# kernel outside the sandbox reaches them (the hand-in's judge ran unsandboxed until this test).
+READ_FILES = """
+import ast, glob, importlib.util, os, re, site, sys
+
+def real(module, name):
+    for folder in site.getsitepackages():
+        for finder in glob.glob(os.path.join(folder, "__editable__*finder.py")):
+            found = re.search(r"MAPPING[^=]*=\\s*(\\{.*?\\})", open(finder).read(), re.S)
+            for package in ast.literal_eval(found[1]).values() if found else ():
+                path = os.path.join(package, module + ".py")
+                if os.path.isfile(path) and "not available while" not in open(path).read():
+                    spec = importlib.util.spec_from_file_location("_real_" + module, path)
+                    loaded = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+                    spec.loader.exec_module(loaded)
+                    return getattr(loaded, name)
+    raise NotImplementedError("no original file in reach")
+"""
+PLANTED = "_course_agent_handin_planted"
+# nbval's kernel (not sandboxed) copies the package's answers into site-packages, for the judge's
+# kernel (which reads site-packages) to import, if the judge ran after it.
+PLANT = f"""
+import importlib, inspect, os, site
+
+try:
+    import {PLANTED} as planted
+except ImportError:
+    source = inspect.getsource(importlib.import_module("course_agent.accumulator"))
+    for folder in site.getsitepackages():
+        try:
+            with open(os.path.join(folder, "{PLANTED}.py"), "w") as file:
+                file.write(source)
+        except OSError:
+            pass
+    importlib.invalidate_caches()
+    import {PLANTED} as planted
+ToolCallAccumulator = planted.ToolCallAccumulator
+"""
 STUDENTS = {
     "starter": {},
     "saved-3-of-7": {"exercises": {3: "<3>"}, "edit": saved_output("3/7 passed")},
@@ -104,6 +143,14 @@ STUDENTS = {
     # the course's printed code, transcribed, which the course allows.
     "pasted-package-code": {"exercises": {1: "<1>", 2: "<2>", 3: PASTED}},
     "solved": {"exercises": "solved"},
+    "reads-package-files": {
+        "exercises": {
+            1: READ_FILES + "ToolCallAccumulator = real('accumulator', 'ToolCallAccumulator')",
+            2: "<2>",
+            3: "<3>",
+        }
+    },
+    "plants-answers-in-site-packages": {"exercises": {1: PLANT, 2: "<2>", 3: "<3>"}},
     # Stores a 2/7 it saved earlier, and checks that its kernel sees no key.
     "solved-saved-2-of-7": {
         "exercises": "solved",
@@ -138,8 +185,12 @@ def handed_in(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.
         return hand_in(notebook, root / name, env)
 
     names = [*STUDENTS, "source"]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip(names, pool.map(run, names), strict=True))
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            return dict(zip(names, pool.map(run, names), strict=True))
+    finally:
+        for folder in map(Path, site.getsitepackages()):
+            (folder / f"{PLANTED}.py").unlink(missing_ok=True)
 
 
 def shown(run: subprocess.CompletedProcess) -> str:
@@ -173,6 +224,19 @@ def test_implementations_imported_from_the_package_fail_and_say_so(handed_in: di
         assert re.search(
             rf"x {number}\. .*\(cell `{cell}`\): .*not available while grading", run.stdout
         ), shown(run)
+
+
+@pytest.mark.parametrize("name", ["reads-package-files", "plants-answers-in-site-packages"])
+def test_the_judge_reaches_no_answer_of_the_package_on_disk(handed_in: dict, name: str) -> None:
+    # Exercises 2 and 3 solved, exercise 1 the package's own accumulator taken from its file
+    # (or from what nbval's kernel copied into site-packages): the judge, sandboxed and run
+    # before nbval's kernel, fails check 3 (nbval's kernel, with the whole package, passes it).
+    run = handed_in[name]
+    assert run.returncode == 1, shown(run)
+    assert re.search(r"x 3\. fragment merging: exercise 1 \(cell `exercise-1`\)", run.stdout), (
+        shown(run)
+    )
+    assert "::check_4 PASSED" in run.stdout and "::check_5 PASSED" in run.stdout, shown(run)
 
 
 def test_a_transcription_of_the_packages_code_passes_as_the_course_chooses(

@@ -81,6 +81,9 @@ class ReleasedLab(IPyNbFile):
             yield JudgedCheck.from_parent(self, name=f"check_{number}", number=number)
 
     def setup(self) -> None:
+        # The judge first: nbval's kernel is not sandboxed, and what it writes (a module in
+        # site-packages holding the package's answers, say) must not be there when the judge runs.
+        self.judged()
         # nbval starts its kernel with this process's environment: hide the keys while it does.
         saved = dict(os.environ)
         os.environ.clear()
@@ -99,7 +102,7 @@ class ReleasedLab(IPyNbFile):
             lab = LABS[self.path.stem]
             timeout = self.config.option.nbval_cell_timeout or JUDGE_TIMEOUT
             # In a sandbox where bubblewrap can start (the student's CI may have none).
-            sandbox = sandbox_problem() is None
+            sandbox = not sandbox_problem()  # "" when bubblewrap makes one here
             problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab, sandbox=sandbox)
             if report is None:
                 checks = [
