@@ -31,6 +31,7 @@ from lab_class import (
 from nbval.plugin import get_sanitize_patterns
 
 from course_agent import truncate
+from course_agent.lab.jail import sandbox_problem
 
 # Each hand-in or grade here starts kernels (a hand-in two: nbval's and the judge's); on a
 # shared, loaded machine a module's fixture takes minutes, far from the suite's 120 s default.
@@ -66,6 +67,31 @@ import os
 leaked = sorted(n for n in os.environ if n.upper().endswith(("_API_KEY", "_TOKEN", "_SECRET")))
 assert not leaked, f"the kernel sees {leaked}"
 assert "sk-handin-probe" not in repr(dict(os.environ)), "a key's value reached the kernel"
+"""
+
+
+# nbval's own kernel, jailed: the pytest process's /proc, site-packages and the network are out of
+# its reach (docs/sandbox.md), and the notebook's folder is its one writable place.
+PROBE_SANDBOX = """\
+import os, site, socket
+
+
+others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) > 4]
+assert len(others) < 10, f"the kernel sees {len(others)} processes: {others[:20]}"
+for folder in site.getsitepackages():
+    try:
+        open(os.path.join(folder, "_course_agent_probe.py"), "w").close()
+    except OSError:
+        pass
+    else:
+        raise AssertionError(f"the kernel could write into {folder}")
+try:
+    socket.create_connection(("1.1.1.1", 53), timeout=2)
+except OSError:
+    pass
+else:
+    raise AssertionError("the kernel reached the network")
+open("written-by-the-kernel.txt", "w").close()
 """
 
 
@@ -154,7 +180,7 @@ STUDENTS = {
     # Stores a 2/7 it saved earlier, and checks that its kernel sees no key.
     "solved-saved-2-of-7": {
         "exercises": "solved",
-        "extra": [PROBE_ENV],
+        "extra": [PROBE_ENV] + ([] if sandbox_problem() else [PROBE_SANDBOX]),
         "edit": saved_output("2/7 passed"),
     },
 }

@@ -8,6 +8,8 @@ and the half-solved lab once more through the nbval hand-in, which must agree.
 from __future__ import annotations
 
 import csv
+import json
+import random
 import re
 import subprocess
 import sys
@@ -21,6 +23,8 @@ from lab_class import hand_in, kernel_env, solved, submission
 
 from course_agent.lab.labs import LABS
 from course_agent.lab.strip import NOT_AVAILABLE, strip_functions, stripped_package
+from course_agent.selftest.judge import plain
+from course_agent.selftest.lab import PACKAGE, PARTS
 
 # Each hand-in or grade here starts kernels (a hand-in two: nbval's and the judge's); on a
 # shared, loaded machine a module's fixture takes minutes, far from the suite's 120 s default.
@@ -113,6 +117,36 @@ def _answer(lab, number, asks, **functions):
 _respond.respond = _answer
 """
 
+# The red team's replay: checks 6 and 7 answered with what the whole package answered elsewhere
+# (here: this test process, at a seed of its own), with no accumulator, feedback or truncation.
+REPLAY = """
+
+import json as _json
+import course_agent.lab.respond as _respond
+
+_recorded = _json.loads({recorded!r})
+_real = _respond.respond
+
+
+def _replay(lab, number, asks, **functions):
+    if str(number) in _recorded:
+        return _respond.Answer({{"check": number, "answers": _recorded[str(number)]}})
+    return _real(lab, number, asks, **functions)
+
+
+_respond.respond = _replay
+"""
+
+
+def recorded_answers() -> str:
+    """Checks 6 and 7 answered by the package's own parts, at a seed the grader does not draw."""
+    recorded = {}
+    for number in (6, 7):
+        part = PARTS[number - 1]
+        asks = [case["ask"] for case in part.cases(random.Random("recorded elsewhere"))]
+        recorded[str(number)] = plain(part.answer(asks, PACKAGE))
+    return json.dumps(recorded)
+
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
@@ -142,6 +176,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]
             "exercises": answers,
             "extra": [RESPOND.format(nonsense=0, too_much=0, never=7)],
         },
+        "replays-checks-6-and-7": {"extra": [REPLAY.format(recorded=recorded_answers())]},
     }
     for name, edits in students.items():
         submission(folder / f"{name}.ipynb", **edits)
@@ -174,6 +209,8 @@ def details(row: dict[str, str]) -> dict[int, str]:
         ("rebinds-the-checks", "4/7", "4 6 7"),
         ("forged-report", "2/7", "3 4 5 6 7"),
         ("disguised-answers", "3/7", "4 5 6 7"),
+        # Answers recorded from the whole package at another seed: other digits, other call ids.
+        ("replays-checks-6-and-7", "2/7", "3 4 5 6 7"),
     ],
 )
 def test_each_notebook_scores_what_it_genuinely_solves(
@@ -273,3 +310,11 @@ def test_stripping_replaces_bodies_by_name_and_refuses_a_name_it_cannot_find() -
     assert "return 1" not in stripped and "return 2" in stripped and "Doc." in stripped
     with pytest.raises(ValueError, match=r"no function B\.g"):
         strip_functions(source, {"B.g"})
+
+
+def test_a_replayed_answer_is_told_where_it_differs_from_this_run(
+    graded: dict[str, dict[str, str]],
+) -> None:
+    lines = details(graded["replays-checks-6-and-7"])
+    assert "not the file's head, the note and its tail: at char" in lines[6]
+    assert "grep fed back other text than this repository holds, at char" in lines[7]

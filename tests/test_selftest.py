@@ -4,6 +4,7 @@ answer in tests/wrong_implementations.py fails its own check with a line that na
 from __future__ import annotations
 
 import json
+import random
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,16 @@ from wrong_implementations import ALTERNATIVES, BEYOND_THE_LAB, CHEATS, RIGHT, W
 
 from course_agent import ToolCallAccumulator, ToolCallDelta, ToolResult
 from course_agent.providers.call_slots import CallSlots
-from course_agent.selftest.lab import SEED, Check, SelftestReport, run_selftest
+from course_agent.selftest.judge import plain
+from course_agent.selftest.lab import (
+    PACKAGE,
+    PARTS,
+    SEED,
+    Check,
+    SelftestReport,
+    judge_part,
+    run_selftest,
+)
 
 LABS = Path(__file__).resolve().parent.parent / "labs"
 EXERCISES = {1: "ToolCallAccumulator", 2: "execute_call", 3: "truncate_result"}
@@ -381,3 +391,18 @@ def test_a_replay_of_recorded_answers_passes_only_the_seed_it_was_recorded_at() 
     assert grade(namespace).passed == 7
     check = grade(namespace, seed=SEED + 1).checks[4]
     assert not check.ok and "an 8001-char result" in check.line  # the course's 20000 replays
+
+
+@pytest.mark.parametrize("number", [6, 7])
+def test_checks_6_and_7_take_only_answers_to_the_repository_of_their_own_seed(number: int) -> None:
+    # The red team's replay: the package's answers recorded at one seed, handed back at another.
+    part = PARTS[number - 1]
+
+    def answered(cases: list[dict[str, Any]]) -> Any:
+        return plain(part.answer([case["ask"] for case in cases], PACKAGE))
+
+    elsewhere = answered(part.cases(random.Random("elsewhere")))
+    cases = part.cases(random.Random("the grader's"))
+    assert judge_part(number, part, cases, answered(cases)).ok
+    replayed = judge_part(number, part, cases, elsewhere)
+    assert not replayed.ok and "at char" in replayed.line

@@ -6,15 +6,17 @@ and the self-test's expected `N/N passed` come from the release), its kernel sta
 and after its cells come one item per check, `check_1` ... `check_N`, judged in this pytest
 process exactly as `course-agent grade` judges (grade.run_judged: a grading kernel of its own,
 without the package's answers, asked cases of a seed drawn here), so `pytest --nbval` passes only
-for a lab the judge scores full. nbval's own kernel keeps the whole package: the lab's cells and
-its self-test show what they show in JupyterLab. Deliberately not handled: a student who edits
-labs/conftest.py itself (in their own CI; the instructor's grade runs the grader).
+for a lab the judge scores full. nbval's own kernel keeps the whole package (the lab's cells and
+its self-test show what they show in JupyterLab) and, where bubblewrap starts, runs jailed too.
+Deliberately not handled: a student who edits labs/conftest.py itself (in their own CI; the
+instructor's grade runs the grader).
 """
 
 from __future__ import annotations
 
 import copy
 import os
+import subprocess
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -22,16 +24,17 @@ from typing import Any
 
 import nbformat
 import pytest
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
 from course_agent.lab.grade import run_judged
-from course_agent.lab.jail import sandbox_problem
+from course_agent.lab.jail import blocking_kernel_manager, sandbox_problem
 from course_agent.lab.kernel import kernel_environment
 from course_agent.lab.labs import LABS
 from course_agent.lab.restore import released_path, restore
 from course_agent.selftest.lab import Check, SelftestReport
 
-__all__ = ["JudgedCheck", "ReleasedLab", "restore_collected"]
+__all__ = ["JudgedCheck", "ReleasedLab", "jailed_kernel", "restore_collected"]
 
 JUDGE_TIMEOUT = 60  # seconds per cell of the judge's run when nbval sets no cell timeout
 
@@ -81,9 +84,17 @@ class ReleasedLab(IPyNbFile):
             yield JudgedCheck.from_parent(self, name=f"check_{number}", number=number)
 
     def setup(self) -> None:
-        # The judge first: nbval's kernel is not sandboxed, and what it writes (a module in
-        # site-packages holding the package's answers, say) must not be there when the judge runs.
+        # The judge first: where no sandbox starts, nbval's kernel runs plain, and what it writes
+        # (a module in site-packages holding the package's answers, say) must not be there yet.
         self.judged()
+        if not sandbox_problem():
+            # nbval's kernel in a sandbox of its own too (the whole package, read-only): it
+            # reaches this process's /proc, keys and site-packages no more than the judge's.
+            self.kernel = jailed_kernel(
+                self.path.parent, self.config.option.nbval_kernel_startup_timeout
+            )
+            self.setup_sanitize_files()
+            return
         # nbval starts its kernel with this process's environment: hide the keys while it does.
         saved = dict(os.environ)
         os.environ.clear()
@@ -113,6 +124,27 @@ class ReleasedLab(IPyNbFile):
             else:
                 self.report = SelftestReport.from_dict(report)
         return self.report
+
+
+def jailed_kernel(folder: Path, startup_timeout: float) -> RunningKernel:
+    """nbval's RunningKernel around a kernel jailed in `folder` (its one writable place), which
+    nbval drives as its own: the same client calls, over unix sockets instead of TCP."""
+    manager = blocking_kernel_manager(
+        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
+    )
+    manager.start_kernel(cwd=str(folder), stderr=subprocess.DEVNULL)
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=startup_timeout)
+    except RuntimeError:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+        raise
+    kernel = RunningKernel.__new__(RunningKernel)  # nbval's class holds just these two
+    kernel.km, kernel.kc = manager, client
+    kernel._ensure_iopub_up()
+    return kernel
 
 
 def restore_collected(collected: Sequence[Any], folder: Path) -> list[Any]:

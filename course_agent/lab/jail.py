@@ -30,7 +30,14 @@ from typing import Any
 
 from course_agent.lab.cgroups import Cgroups, cgroup_folders
 
-__all__ = ["GB", "Limits", "jail_command", "kernel_manager", "sandbox_problem"]
+__all__ = [
+    "GB",
+    "Limits",
+    "blocking_kernel_manager",
+    "jail_command",
+    "kernel_manager",
+    "sandbox_problem",
+]
 
 GB = 1024**3
 
@@ -146,123 +153,138 @@ def _rlimits(limits: Limits, cgroups: Cgroups) -> dict[str, tuple[int, int]]:
     return chosen
 
 
+class _Sandbox:
+    """What makes a kernel manager's kernel run jailed: mixed in before a jupyter_client manager
+    (the grader's async one, or nbval's blocking one), it wraps the kernel's command in ENTER and
+    bwrap, moves the connection to unix sockets, and watches the limits."""
+
+    limits = Limits()
+    private: Path | None = None  # None: the folder the kernel is started in (nbgrader's, nbval's)
+    channel: Path | None = None  # the connection file and the sockets
+    binds: Sequence[tuple[Path, Path]] = ()
+    cgroups: Cgroups | None = None
+    process: subprocess.Popen | None = None
+    done: threading.Event | None = None  # set when the sandbox is released
+    stopped = ""  # which limit the grader stopped it for, when it did
+
+    @property
+    def kernel_spec(self) -> Any:
+        spec = super().kernel_spec  # type: ignore[misc]
+        spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
+        return spec
+
+    async def _async_pre_start_kernel(self, **kw: Any) -> Any:
+        self.private = self.private or Path(kw.get("cwd") or os.getcwd()).resolve()
+        # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
+        short = "/tmp" if os.access("/tmp", os.W_OK) else None
+        self.channel = channel = Path(tempfile.mkdtemp(prefix="course-agent-kernel-", dir=short))
+        self.transport, self.ip = "ipc", str(channel / "kernel-ipc")
+        self.connection_file = str(channel / "kernel.json")
+        return await super()._async_pre_start_kernel(**kw)  # type: ignore[misc]
+
+    async def _async_start_kernel(self, **kw: Any) -> None:
+        try:
+            await super()._async_start_kernel(**kw)  # type: ignore[misc]
+        except BaseException:  # started halfway (its sockets refused, say): undo it all
+            self.release()
+            raise
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        limits = self.limits
+        self.cgroups = Cgroups(limits.memory, limits.processes, cgroup_folders())
+        setup = {"procs": self.cgroups.procs(), "limits": _rlimits(self.limits, self.cgroups)}
+        enter = [sys.executable, "-I", "-S", "-c", ENTER, json.dumps(setup)]
+        inner = super().format_kernel_cmd(extra_arguments)  # type: ignore[misc]
+        private = self.private or Path.cwd()  # set by _async_pre_start_kernel, which runs first
+        jail = jail_command(private, self.limits, self.binds, self.channel)
+        return [*enter, *jail, *inner]
+
+    async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+        # bwrap's own processes keep the environment they get, and the kernel can read
+        # theirs in /proc/1/environ: they get nothing of the grader's either.
+        # ("independent": jupyter_client then adds no JPY_PARENT_PID, the grader's pid.)
+        kw |= {"env": {"PATH": os.defpath, "LANG": "C.UTF-8"}, "independent": True}
+        await super()._async_launch_kernel(kernel_cmd, **kw)  # type: ignore[misc]
+        self.process = self.provisioner.process  # type: ignore[attr-defined]
+        self.done = threading.Event()
+        threading.Thread(target=self._watch, args=(self.done,), daemon=True).start()
+
+    def _watch(self, done: threading.Event) -> None:
+        """Four times a second until `done`: stop the sandbox past the notebook's wall limit,
+        or once all its processes together used its CPU limit."""
+        wall, cpu = self.limits.wall_seconds, self.limits.cpu_seconds
+        ends = time.monotonic() + wall
+        while not done.wait(0.25):
+            used = None if self.cgroups is None else self.cgroups.cpu_seconds()
+            if time.monotonic() > ends:
+                return self.stop(f"the notebook ran over its wall limit of {wall:g} s")
+            if used is not None and used > cpu:
+                return self.stop(f"the notebook used its CPU limit of {cpu} s")
+
+    def stop(self, why: str) -> None:
+        """Kill the whole sandbox now (any thread): bwrap's init dies, and all under it."""
+        self.stopped = why
+        if self.process is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        if self.cgroups is not None:
+            for procs in self.cgroups.procs():
+                for pid in Path(procs).read_text().split():
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+
+    def limit_hit(self) -> str:
+        """Which limit ended the sandbox ("" when none, or none we can tell)."""
+        if self.stopped:
+            return self.stopped
+        if self.cgroups is not None and self.cgroups.memory_killed():
+            return f"the sandbox's memory limit ({self.limits.memory / GB:g} GB) was reached"
+        code = None if self.process is None else self.process.poll()
+        if code == 128 + signal.SIGXCPU or code == -signal.SIGXCPU:
+            return f"a process ran over its CPU limit of {self.limits.cpu_seconds} s"
+        return ""
+
+    def release(self) -> None:
+        """Kill what is left of the sandbox and remove its cgroups (again: no harm)."""
+        if self.done is not None:
+            self.done.set()
+        if self.process is not None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+        if self.cgroups is not None:
+            self.cgroups.remove()
+        if self.channel is not None:
+            shutil.rmtree(self.channel, ignore_errors=True)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart)  # type: ignore[misc]
+        self.release()
+
+
 @functools.cache
 def _jailed_kernels() -> type:
-    """The manager class: the current-env kernel, its command wrapped in ENTER and bwrap."""
-    from jupyter_client.kernelspec import KernelSpec
-
+    """The grader's manager (async, for nbclient): the current-env kernel, jailed."""
     from course_agent.lab.kernel import _current_env_kernels
 
-    class JailedKernels(_current_env_kernels()):  # type: ignore[misc]
-        limits = Limits()
-        private: Path | None = None  # None: the folder the kernel is started in (nbgrader's)
-        channel: Path | None = None  # the connection file and the sockets
-        binds: Sequence[tuple[Path, Path]] = ()
-        cgroups: Cgroups | None = None
-        process: subprocess.Popen | None = None
-        done: threading.Event | None = None  # set when the sandbox is released
-        stopped = ""  # which limit the grader stopped it for, when it did
-
-        @property
-        def kernel_spec(self) -> KernelSpec:
-            spec = super().kernel_spec
-            spec.interrupt_mode = "message"  # a signal would reach bwrap, not the kernel
-            return spec
-
-        async def _async_pre_start_kernel(self, **kw: Any) -> Any:
-            self.private = self.private or Path(kw.get("cwd") or os.getcwd())
-            # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
-            short = "/tmp" if os.access("/tmp", os.W_OK) else None
-            self.channel = channel = Path(
-                tempfile.mkdtemp(prefix="course-agent-kernel-", dir=short)
-            )
-            self.transport, self.ip = "ipc", str(channel / "kernel-ipc")
-            self.connection_file = str(channel / "kernel.json")
-            return await super()._async_pre_start_kernel(**kw)
-
-        async def _async_start_kernel(self, **kw: Any) -> None:
-            try:
-                await super()._async_start_kernel(**kw)
-            except BaseException:  # started halfway (its sockets refused, say): undo it all
-                self.release()
-                raise
-
-        start_kernel = _async_start_kernel  # as cleanup_resources below
-
-        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-            limits = self.limits
-            self.cgroups = Cgroups(limits.memory, limits.processes, cgroup_folders())
-            setup = {"procs": self.cgroups.procs(), "limits": _rlimits(self.limits, self.cgroups)}
-            enter = [sys.executable, "-I", "-S", "-c", ENTER, json.dumps(setup)]
-            inner = super().format_kernel_cmd(extra_arguments)
-            jail = jail_command(self.private, self.limits, self.binds, self.channel)
-            return [*enter, *jail, *inner]
-
-        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            # bwrap's own processes keep the environment they get, and the kernel can read
-            # theirs in /proc/1/environ: they get nothing of the grader's either.
-            # ("independent": jupyter_client then adds no JPY_PARENT_PID, the grader's pid.)
-            kw |= {"env": {"PATH": os.defpath, "LANG": "C.UTF-8"}, "independent": True}
-            await super()._async_launch_kernel(kernel_cmd, **kw)
-            self.process = self.provisioner.process  # type: ignore[union-attr]
-            self.done = threading.Event()
-            threading.Thread(target=self._watch, args=(self.done,), daemon=True).start()
-
-        def _watch(self, done: threading.Event) -> None:
-            """Four times a second until `done`: stop the sandbox past the notebook's wall limit,
-            or once all its processes together used its CPU limit."""
-            wall, cpu = self.limits.wall_seconds, self.limits.cpu_seconds
-            ends = time.monotonic() + wall
-            while not done.wait(0.25):
-                used = None if self.cgroups is None else self.cgroups.cpu_seconds()
-                if time.monotonic() > ends:
-                    return self.stop(f"the notebook ran over its wall limit of {wall:g} s")
-                if used is not None and used > cpu:
-                    return self.stop(f"the notebook used its CPU limit of {cpu} s")
-
-        def stop(self, why: str) -> None:
-            """Kill the whole sandbox now (any thread): bwrap's init dies, and all under it."""
-            self.stopped = why
-            if self.process is not None:
-                with contextlib.suppress(OSError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-            if self.cgroups is not None:
-                for procs in self.cgroups.procs():
-                    for pid in Path(procs).read_text().split():
-                        with contextlib.suppress(OSError):
-                            os.kill(int(pid), signal.SIGKILL)
-
-        def limit_hit(self) -> str:
-            """Which limit ended the sandbox ("" when none, or none we can tell)."""
-            if self.stopped:
-                return self.stopped
-            if self.cgroups is not None and self.cgroups.memory_killed():
-                return f"the sandbox's memory limit ({self.limits.memory / GB:g} GB) was reached"
-            code = None if self.process is None else self.process.poll()
-            if code == 128 + signal.SIGXCPU or code == -signal.SIGXCPU:
-                return f"a process ran over its CPU limit of {self.limits.cpu_seconds} s"
-            return ""
-
-        def release(self) -> None:
-            """Kill what is left of the sandbox and remove its cgroups (again: no harm)."""
-            if self.done is not None:
-                self.done.set()
-            if self.process is not None:
-                with contextlib.suppress(OSError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-            if self.cgroups is not None:
-                self.cgroups.remove()
-            if self.channel is not None:
-                shutil.rmtree(self.channel, ignore_errors=True)
-
-        async def _async_cleanup_resources(self, restart: bool = False) -> None:
-            await super()._async_cleanup_resources(restart)
-            self.release()
-
+    class JailedKernels(_Sandbox, _current_env_kernels()):  # type: ignore[misc]
         # AsyncKernelManager binds these names to the base class's functions, not to overrides
-        cleanup_resources = _async_cleanup_resources
+        start_kernel = _Sandbox._async_start_kernel
+        cleanup_resources = _Sandbox._async_cleanup_resources
 
     return JailedKernels
+
+
+@functools.cache
+def _blocking_jailed_kernels() -> type:
+    """nbval's manager (blocking, for its RunningKernel): the current-env kernel, jailed."""
+    from jupyter_client.manager import KernelManager
+    from jupyter_core.utils import run_sync
+
+    class BlockingJailedKernels(_Sandbox, KernelManager):  # type: ignore[misc]
+        start_kernel = run_sync(_Sandbox._async_start_kernel)
+        cleanup_resources = run_sync(_Sandbox._async_cleanup_resources)
+
+    return BlockingJailedKernels
 
 
 def kernel_manager(
@@ -278,3 +300,10 @@ def kernel_manager(
     manager = _jailed_kernels()()
     manager.limits, manager.private, manager.binds = limits or Limits(), folder, tuple(binds)
     return manager
+
+
+def blocking_kernel_manager(**kwargs: Any) -> Any:
+    """A blocking KernelManager (jupyter_client's own, `kwargs` its traits) whose kernel runs
+    jailed in the folder it is started in (`start_kernel(cwd=...)`), under `Limits()`: for
+    nbval's kernel in the hand-in (lab/handin.py)."""
+    return _blocking_jailed_kernels()(**kwargs)

@@ -1,6 +1,7 @@
 """The offline lab's repository: a small JavaScript project whose test is red, built byte for byte.
 
-Same files on every run and machine, so the tools feed back the same character counts everywhere.
+Same files on every run and machine, so the tools feed back the same character counts everywhere;
+a `seed` (the grader's) changes digits, never lengths, so a recorded answer cannot be replayed.
 Deliberately not handled: running the JavaScript (no Node needed; the agent only reads).
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import random
 import shutil
 import tempfile
 from pathlib import Path
@@ -74,38 +76,54 @@ Splits a bill between people. `npm test` runs the tests in test/.
 LEFT_PAD_JS = "module.exports = (s, n) => String(s).padStart(n)\n"
 
 
-def _rates_csv() -> str:
-    """750 rows of made-up exchange rates: a pure function of the row number, so always equal."""
+# A seeded repository's test cases for divide: (a, b, what the test expects), all of one width,
+# so every seed's files have the lengths of the unseeded ones.
+_HALVES = [("7, 2", "3.5"), ("9, 2", "4.5"), ("5, 2", "2.5"), ("3, 2", "1.5"), ("1, 2", "0.5")]
+_WHOLES = [("6, 3", "2"), ("8, 4", "2"), ("9, 3", "3"), ("8, 2", "4"), ("4, 2", "2")]
+
+
+def _rates_csv(shift: int = 0) -> str:
+    """750 rows of made-up exchange rates: a pure function of the row number (and `shift`, which
+    moves every rate but keeps its width "1.dddd"), so always equal for one seed."""
     rows = ["date,base,quote,rate,source,comment"]
     currencies = ["USD", "GBP", "JPY", "CHF", "SEK", "NOK"]
     for n in range(750):
         day = f"2026-{1 + n // 50 % 12:02d}-{1 + n % 28:02d}"
-        rate = 1 + ((n * 7919) % 10000) / 10000
+        rate = 1 + ((n * 7919 + shift) % 10000) / 10000
         rows.append(f"{day},EUR,{currencies[n % 6]},{rate:.4f},ecb-reference,row {n:04d} ok")
     return "\n".join(rows) + "\n"
 
 
-def sandbox_files() -> dict[str, str]:
-    """Relative path -> content of every file in the sandbox."""
+def sandbox_files(seed: int | None = None) -> dict[str, str]:
+    """Relative path -> content of every file in the sandbox; `seed` draws other rates and other
+    test cases of the same lengths (None: the course's own files)."""
+    shift, test_js = 0, CALC_TEST_JS
+    if seed is not None:
+        rng = random.Random(f"repository:{seed}")
+        shift = rng.randrange(1, 10000)
+        (half, expected), (whole, quotient) = rng.choice(_HALVES), rng.choice(_WHOLES)
+        test_js = test_js.replace("divide(7, 2), 3.5", f"divide({half}), {expected}")
+        test_js = test_js.replace("divide(6, 3), 2", f"divide({whole}), {quotient}")
     return {
         "README.md": README_MD,
         "package.json": PACKAGE_JSON + "\n",
         "src/calc.js": CALC_JS,
         "src/invoiceReport.js": REPORT_JS,
-        "test/calc.test.js": CALC_TEST_JS,
-        BIG_FILE: _rates_csv(),
+        "test/calc.test.js": test_js,
+        BIG_FILE: _rates_csv(shift),
         "node_modules/left-pad/index.js": LEFT_PAD_JS,
     }
 
 
-def build_sandbox(parent: Path | None = None) -> Path:
-    """Write the sandbox into `parent`/sandbox; by default into a fresh temporary folder, removed
-    when the process exits (so a `MOCK=1` run or a notebook's kernel leaves nothing behind)."""
+def build_sandbox(parent: Path | None = None, seed: int | None = None) -> Path:
+    """Write the sandbox (`sandbox_files(seed)`) into `parent`/sandbox; by default into a fresh
+    temporary folder, removed when the process exits (so a `MOCK=1` run or a notebook's kernel
+    leaves nothing behind)."""
     if parent is None:
         parent = Path(tempfile.mkdtemp(prefix="course-agent-"))
         atexit.register(shutil.rmtree, parent, ignore_errors=True)
     root = parent / "sandbox"
-    for relative, content in sandbox_files().items():
+    for relative, content in sandbox_files(seed).items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         # newline="" keeps "\n" on every platform: the counts must not depend on the machine.

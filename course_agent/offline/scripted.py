@@ -131,20 +131,37 @@ class ScriptedModel:
     gateway) or "anthropic" (Messages API events); both end in the same ModelEvents.
     """
 
-    def __init__(self, inject: str | None = None, wire: str = "openai") -> None:
+    def __init__(
+        self, inject: str | None = None, wire: str = "openai", seed: int | None = None
+    ) -> None:
         if inject not in (None, "bad_args"):
             raise ValueError(f"unknown injection {inject!r}: the only one is 'bad_args'")
         if wire not in ("openai", "anthropic"):
             raise ValueError(f"unknown wire format {wire!r}: use 'openai' or 'anthropic'")
         self.inject = inject
         self.wire = wire
+        # None: the course's cuts and ids on every run; a number (the grader's): other cuts, and
+        # ids no earlier run sent, so a transcript recorded elsewhere does not fit this one.
+        self.seed = seed
         self.label = "scripted model (offline)" + (" with bad arguments" if inject else "")
         if wire == "anthropic":
             self.label += " over the Anthropic wire"
 
     def __repr__(self) -> str:
         wire = f", wire={self.wire!r}" if self.wire != "openai" else ""
-        return f"ScriptedModel(inject={self.inject!r}{wire})"
+        seed = f", seed={self.seed!r}" if self.seed is not None else ""
+        return f"ScriptedModel(inject={self.inject!r}{wire}{seed})"
+
+    def _cuts(self, turn: int) -> random.Random:
+        """Where one turn's arguments are cut."""
+        if self.seed is None:
+            return random.Random(f"{self.inject}:{turn}")
+        return random.Random(f"{self.seed}:{self.inject}:{turn}")
+
+    @property
+    def _tag(self) -> str:
+        """What the seed adds to each call's id ("" without one): `call_5f3a1c_2_1`."""
+        return "" if self.seed is None else f"{self.seed:x}_"
 
     def next_step(self, messages: list[dict[str, Any]]) -> tuple[Step, int]:
         """The step this transcript calls for, and its turn number (1 for the first answer)."""
@@ -180,7 +197,7 @@ class ScriptedModel:
         With `prompt_tokens` (a request's `stream_options: {"include_usage": true}`) a last chunk
         with no choices carries the usage; without, there is none, as with OpenAI.
         """
-        rng = random.Random(f"{self.inject}:{turn}")  # same cuts on every run and machine
+        rng = self._cuts(turn)  # same cuts on every run and machine
         deltas: list[dict[str, Any]] = [{"role": "assistant", "content": ""}]
         deltas += [{"content": word} for word in re.findall(r"\S+\s*", step.text)]
 
@@ -189,7 +206,7 @@ class ScriptedModel:
         for index, (name, arguments) in enumerate(step.calls, start=1):
             head = {
                 "index": index,
-                "id": f"call_{turn}_{index}",
+                "id": f"call_{self._tag}{turn}_{index}",
                 "type": "function",
                 "function": {"name": name, "arguments": ""},
             }
@@ -230,9 +247,9 @@ class ScriptedModel:
     ) -> list[dict[str, Any]]:
         """The Messages API events for one step, in the order Anthropic sends them; the arguments
         are cut as in `chunks`. `input_tokens` is what message_start reports the request cost."""
-        rng = random.Random(f"{self.inject}:{turn}")  # the same cuts as the OpenAI wire
+        rng = self._cuts(turn)  # the same cuts as the OpenAI wire
         calls = [
-            (f"toolu_{turn}_{number}", name, split_arguments(arguments, rng))
+            (f"toolu_{self._tag}{turn}_{number}", name, split_arguments(arguments, rng))
             for number, (name, arguments) in enumerate(step.calls, start=1)
         ]
         stop_reason = _STOP_REASONS.get(step.finish, step.finish)

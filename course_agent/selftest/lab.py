@@ -33,6 +33,7 @@ from course_agent.selftest.judge import (
     CheckFailed,
     Part,
     caught,
+    difference,
     expect,
     plain,
     plain_result,
@@ -49,6 +50,12 @@ from course_agent.truncate import truncate_result
 __all__ = ["PARTS", "Check", "SelftestReport", "judge_part", "run_parts", "run_selftest"]
 
 RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
+# The package's own parts: what the grader runs to know the answer a check wants.
+PACKAGE = {
+    "accumulator": ToolCallAccumulator,
+    "run_call": execute_call,
+    "truncate": truncate_result,
+}
 SEED = 2026  # draws the generated cases: the same seed, the same report on every run and machine
 NAMES = [
     "registry",
@@ -178,19 +185,26 @@ def _plugged(functions: Mapping[str, Any]) -> ToolRegistry:
     return ToolRegistry(tools, run_call=functions["run_call"], truncate=functions["truncate"])
 
 
+def _repository_seed(rng: random.Random) -> int:
+    """The seed of the repository (and the script) a check runs on: drawn from the grader's own,
+    so an answer recorded from any other run holds other digits and other call ids."""
+    return rng.randrange(1, 2**31)
+
+
 def _big_file_cases(rng: random.Random) -> list[dict[str, Any]]:
     """One read of the generated big file, and what the package's registry feeds back."""
+    seed = _repository_seed(rng)
     with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
-        ctx = ToolContext(build_sandbox(Path(tmp)))
+        ctx = ToolContext(build_sandbox(Path(tmp), seed))
         size = len((ctx.root / BIG_FILE).read_text())
         call = ToolCall("c", "read_file", json.dumps({"path": BIG_FILE}))
         want = plain_result(default_registry().execute(call, ctx), "read_file")["result"]
-    return [{"ask": {"path": BIG_FILE}, "size": size, "want": want}]
+    return [{"ask": {"path": BIG_FILE, "seed": seed}, "size": size, "want": want}]
 
 
 def _big_file_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
     with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
-        ctx = ToolContext(build_sandbox(Path(tmp)))
+        ctx = ToolContext(build_sandbox(Path(tmp), asks[0]["seed"]))
         call = ToolCall("c", "read_file", json.dumps({"path": asks[0]["path"]}))
         return [plain_result(_plugged(functions).execute(call, ctx), "registry.execute")]
 
@@ -205,22 +219,26 @@ def _big_file_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
     expect(size == len(want.content), f"read_file fed back {size} chars, not {len(want.content)}")
     expect(
         result.content == want.content,
-        f"read_file fed back {size} chars, but not the file's head, the note and its tail",
+        f"read_file fed back {size} chars, but not the file's head, the note and its tail: "
+        + difference(result.content, want.content),
     )
     return f"reading the generated {case['size']}-char {BIG_FILE} feeds back {size} chars"
 
 
 def _loop_cases(rng: random.Random) -> list[dict[str, Any]]:
-    return [{"ask": {"question": QUESTION}}]
+    """The offline question on a seeded repository and script, and the package's own run of it."""
+    ask = {"question": QUESTION, "seed": _repository_seed(rng)}
+    return [{"ask": ask, "want": _loop_answer([ask], PACKAGE)[0]}]
 
 
 def _loop_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
     """In the kernel: the offline question through the real loop with the student's three parts;
     the calls run, how it stopped and the transcript, as data."""
     with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
-        ctx = ToolContext(build_sandbox(Path(tmp)))
+        seed = asks[0]["seed"]
+        ctx = ToolContext(build_sandbox(Path(tmp), seed))
         messages: list[dict] = []
-        model, registry = ScriptedModel(), _plugged(functions)
+        model, registry = ScriptedModel(seed=seed), _plugged(functions)
         run = run_agent(
             asks[0]["question"],
             model,
@@ -267,8 +285,25 @@ def _loop_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
     expect(stopped["reason"] == "done", f"ended: {stopped['reason']}: {stopped['message']}")
     expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
     expect((problem := check_transcript(messages)) is None, problem)
+    # What ran must be this run's: the seeded repository's text under the seeded stream's ids.
+    want = cases[0]["want"]
+    for mine, theirs in zip(finished, want["finished"], strict=False):
+        expect(
+            mine["content"] == theirs["content"],
+            f"{mine['name']} fed back other text than this repository holds, "
+            + difference(mine["content"], theirs["content"]),
+        )
+    expect(
+        _call_ids(messages) == _call_ids(want["messages"]),
+        f"the transcript's call ids {shown(_call_ids(messages), 60)} are not the ones this "
+        f"run's stream sent, {shown(_call_ids(want['messages']), 60)}",
+    )
     sizes = ", ".join(str(len(e["content"])) for e in finished)
     return f"offline question ran glob -> grep -> read_file ({sizes} chars), then concluded"
+
+
+def _call_ids(messages: list[dict[str, Any]]) -> list[str]:
+    return [call["id"] for m in messages for call in m.get("tool_calls") or []]
 
 
 # The seven checks in NAMES order; `uses` names the run_selftest parameters each answer calls.
