@@ -120,7 +120,7 @@ def hand_in(
             (labs / name).write_bytes((LABS / name).read_bytes())
     (root / at).parent.mkdir(parents=True, exist_ok=True)
     (root / at).write_bytes(notebook.read_bytes())
-    (root / "tmp").mkdir()
+    (root / "tmp").mkdir(exist_ok=True)
     words = HANDIN.split()[1:-1]
     command = [sys.executable, *words, at, "-p", "no:cacheprovider", "--color=no", "-v", *extra]
     return subprocess.run(

@@ -71,7 +71,10 @@ def test_one_autograding_test_per_check_with_its_points_and_the_reporter_reads_t
     tests = [step for step in every if step.get("uses", "").startswith(GRADER)]
     assert [step["with"]["max-score"] for step in tests] == checks_of(LAB_TABLE[lab]) == [1] * 7
     commands = [step["with"]["command"] for step in tests]
-    assert commands == [f"course-agent grade labs/{lab}.ipynb --check {n}" for n in range(1, 8)]
+    reuse = "--reuse .course-agent-grade.json"
+    assert commands == [
+        f"course-agent grade labs/{lab}.ipynb --check {n} {reuse}" for n in range(1, 8)
+    ]
     reporter = every[-1]
     ids = [step["id"] for step in tests]
     assert reporter["with"]["runners"].split(",") == ids
@@ -297,6 +300,9 @@ def test_the_template_installs_and_scores_each_check(
         assert graded.points == expected
     failed = {int(n) for n in row["failed"].split()}
     assert set(graded.logs) - graded.passed == failed
+    # One grade for the push: the first step runs the notebook, the others take its row.
+    kept = [n for n, log in graded.logs.items() if "taken from .course-agent-grade.json" in log]
+    assert kept == [2, 3, 4, 5, 6, 7], graded.logs[1]
     # The Actions log of each failing check shows its line: the check's name, then why (the case
     # it names may differ: each run draws its own seed).
     lines = row["details"].split(" | ") if failed else []

@@ -354,3 +354,59 @@ def test_only_a_lab_beside_the_conftest_is_restored(tmp_path: Path) -> None:
     code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(notebook, 4).cells)
     assert items.count("labs/day03-lab.ipynb") == code_cells + 1, run.stdout
     assert items.count("labs/source/day03-lab.ipynb") == code_cells, run.stdout
+
+
+# The red team's second round: nbval's kernel had the notebook's folder (labs/, which holds the
+# conftest.py every later pytest run loads, and comes first on its sys.path) as its writable cwd.
+LEAVE_BEHIND = """
+import pathlib
+
+payload = "\\nopen('LEFT-BEHIND-RAN', 'w').close()\\n"
+for folder in (pathlib.Path.cwd(), pathlib.Path({labs!r})):
+    try:
+        (folder / "course_agent").mkdir(exist_ok=True)
+        (folder / "course_agent" / "__init__.py").write_text(payload)
+        with open(folder / "conftest.py", "a") as conftest:
+            conftest.write(payload)
+    except OSError:
+        pass
+"""
+
+
+def test_a_hand_in_leaves_nothing_behind_for_the_next_one_in_the_same_folder(
+    tmp_path: Path,
+) -> None:
+    labs = tmp_path / "labs"
+    first = build(tmp_path / "leaves.ipynb", extra=[LEAVE_BEHIND.format(labs=str(labs))])
+    hand_in(first, tmp_path, {"OPENAI_API_KEY": KEY})
+    assert sorted(p.name for p in labs.iterdir()) == [
+        "conftest.py",
+        "day03-lab.ipynb",
+        "nbval-sanitize.cfg",
+    ]
+    assert (labs / "conftest.py").read_bytes() == (LABS / "conftest.py").read_bytes()
+    again = hand_in(build(tmp_path / "starter.ipynb"), tmp_path, {"OPENAI_API_KEY": KEY})
+    assert re.search("'7/7 passed' == [\"']2/7 passed", again.stdout), shown(again)
+    assert not list(tmp_path.rglob("LEFT-BEHIND-RAN"))
+
+
+def test_any_other_notebook_in_the_hand_in_runs_jailed_too(tmp_path: Path) -> None:
+    # labs/notes.ipynb beside the lab: not a release, compared with its own outputs, and its
+    # kernel as far from the keys, pytest's /proc and site-packages as the lab's.
+    notes = tmp_path / "notes.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(PROBE_ENV), nbformat.v4.new_code_cell(PROBE_SANDBOX)]
+    if sandbox_problem():
+        nb.cells.pop()
+    nbformat.write(nb, notes)
+    run = hand_in(notes, tmp_path / "root", {"OPENAI_API_KEY": KEY}, at="labs/notes.ipynb")
+    assert run.returncode == 0, shown(run)
+    assert re.search(r"labs/notes\S*::Cell 1 PASSED", run.stdout) or sandbox_problem(), shown(run)
+
+
+def test_a_kernel_that_dies_ends_the_hand_in_at_once_saying_so(tmp_path: Path) -> None:
+    # nbval alone waits out its cell timeout (2,000 s) for the reply of a kernel that is gone.
+    dies = build(tmp_path / "dies.ipynb", extra=["import os\n\nos._exit(1)"])
+    run = hand_in(dies, tmp_path / "root", {"OPENAI_API_KEY": KEY})
+    assert run.returncode == 1, shown(run)
+    assert "the kernel died" in run.stdout, shown(run)

@@ -138,6 +138,26 @@ _respond.respond = _replay
 """
 
 
+# The red team's: an answer pre-serialised 200,000 levels deep, which json.loads cannot read.
+DEEP = """
+
+import course_agent.lab.respond as _respond
+from IPython import get_ipython
+
+
+def _deep(lab, number, asks, **functions):
+    publisher = get_ipython().display_pub
+    mime = _respond.MIME.encode()
+    body = b'{"data": {"' + mime + b'": ' + b"[" * 200_000 + b"]" * 200_000 + b'}, "metadata": {}}'
+    publisher.session.send(
+        publisher.pub_socket, "display_data", content=body, parent=publisher.parent_header
+    )
+
+
+_respond.respond = _deep
+"""
+
+
 def recorded_answers() -> str:
     """Checks 6 and 7 answered by the package's own parts, at a seed the grader does not draw."""
     recorded = {}
@@ -177,6 +197,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]
             "extra": [RESPOND.format(nonsense=0, too_much=0, never=7)],
         },
         "replays-checks-6-and-7": {"extra": [REPLAY.format(recorded=recorded_answers())]},
+        "nested-too-deep": {"extra": [DEEP]},
     }
     for name, edits in students.items():
         submission(folder / f"{name}.ipynb", **edits)
@@ -211,6 +232,8 @@ def details(row: dict[str, str]) -> dict[int, str]:
         ("disguised-answers", "3/7", "4 5 6 7"),
         # Answers recorded from the whole package at another seed: other digits, other call ids.
         ("replays-checks-6-and-7", "2/7", "3 4 5 6 7"),
+        # An answer too deep to read stops the run there: a row with a score, never "no score".
+        ("nested-too-deep", "0/7", "1 2 3 4 5 6 7"),
     ],
 )
 def test_each_notebook_scores_what_it_genuinely_solves(
@@ -318,3 +341,7 @@ def test_a_replayed_answer_is_told_where_it_differs_from_this_run(
     lines = details(graded["replays-checks-6-and-7"])
     assert "not the file's head, the note and its tail: at char" in lines[6]
     assert "grep fed back other text than this repository holds, at char" in lines[7]
+
+
+def test_an_answer_too_deep_to_read_is_said_so(graded: dict[str, dict[str, str]]) -> None:
+    assert "nested too deep to read" in details(graded["nested-too-deep"])[1]

@@ -6,7 +6,8 @@ lab's starter (from the package's release, never a working copy) and the two fil
 and writes `.github/workflows/classroom.yml`, which `workflow(lab)` returns. On GitHub's runner the
 workflow puts the template back around the student's notebook, installs bubblewrap (the grader
 sandboxes each kernel) and the package, then runs `course-agent grade NOTEBOOK --check N` once per
-check: a partly solved lab shows its own count, and the Actions log each failing check's line.
+check (the first grades, the others `--reuse` its rows): a partly solved lab shows its own count,
+and the Actions log each failing check's line.
 Deliberately not handled: creating the assignment on GitHub, and the lab's answers a person reads
 (Classroom has no manual grading: grade those from the collected notebooks).
 """
@@ -93,7 +94,7 @@ CHECK = """\
         uses: classroom-resources/autograding-command-grader@v1
         with:
           test-name: check {n}
-          command: course-agent grade {notebook} --check {n}
+          command: course-agent grade {notebook} --check {n} --reuse {kept}
           timeout: {minutes}
           max-score: {points}
 """
@@ -106,6 +107,9 @@ REPORTER = """\
           runners: {runners}
 """
 SYSCTL = "kernel.apparmor_restrict_unprivileged_userns"
+# The first check's step grades and keeps each row here; the others read it (lab/reuse.py). In the
+# workspace, where the step that puts the template back removed every untracked file first.
+KEPT = ".course-agent-grade.json"
 
 
 def checks_of(lab: Lab) -> list[int]:
@@ -131,7 +135,9 @@ def workflow(lab: Lab) -> str:
     )
     points = checks_of(lab)
     for n, worth in enumerate(points, 1):
-        text += CHECK.format(n=n, notebook=notebook, minutes=MINUTES_PER_CHECK, points=worth)
+        text += CHECK.format(
+            n=n, notebook=notebook, kept=KEPT, minutes=MINUTES_PER_CHECK, points=worth
+        )
     ids = [f"check-{n}" for n in range(1, len(points) + 1)]
     # The reporter reads each test's result from an environment variable named after its step id.
     results = "\n".join(

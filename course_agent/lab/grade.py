@@ -34,6 +34,7 @@ from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
 from course_agent.lab.progress import GradeProgress
 from course_agent.lab.report import ClassReport
 from course_agent.lab.restore import restore
+from course_agent.lab.reuse import keep_rows, kept_rows
 from course_agent.lab.rows import GradeRow, grader_keys, one_line, row_from_report
 from course_agent.lab.strip import PACKAGE, stripped_package
 from course_agent.lab.written import written_answers
@@ -356,6 +357,13 @@ def build_parser() -> argparse.ArgumentParser:
         "every submission passed check N (one autograding test per check)",
     )
     parser.add_argument(
+        "--reuse",
+        type=Path,
+        metavar="FILE",
+        help="keep each row in FILE, and take it from there when a later run grades the same "
+        "notebook unchanged (Classroom's one step per check: one grade, not one per check)",
+    )
+    parser.add_argument(
         "--feedback",
         type=Path,
         metavar="DIR",
@@ -370,6 +378,7 @@ def _check_outputs(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
         parser.error(f"--lms {args.lms[0]}: give one of {', '.join(LMS_FORMATS)}")
     lms = Path(args.lms[1]) if args.lms else None
     outputs = [
+        ("--reuse", args.reuse),
         ("--csv", args.csv),
         ("--lms", lms),
         ("--report", args.report),
@@ -430,9 +439,11 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     limits = Limits(memory=int(args.memory * GB), wall_seconds=args.notebook_timeout)
     started = time.perf_counter()
     # On stderr: a bar on a terminal, a line per notebook in a CI log; stdout keeps the table.
-    with GradeProgress(len(paths), sys.stderr) as progress:
-        rows = grade(
-            paths,
+    kept = kept_rows(args.reuse, paths, args.lab) if args.reuse else {}
+    todo = [path for path in paths if path not in kept]
+    with GradeProgress(len(todo), sys.stderr) as progress:
+        graded = grade(
+            todo,
             args.timeout,
             args.jobs,
             args.lab,
@@ -440,11 +451,16 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
             limits=limits,
             sandbox=not args.no_sandbox,
         )
+    fresh = dict(zip(todo, graded, strict=True))
+    rows = [kept.get(path) or fresh[path] for path in paths]
+    if args.reuse and todo:
+        keep_rows(args.reuse, paths, rows, args.lab)
     seconds = time.perf_counter() - started
     print_table(rows, sys.stdout)
     print(
-        f"{len(rows)} submissions graded in {seconds:.1f} s "
-        f"with {min(args.jobs, len(rows))} at a time"
+        f"{len(todo)} submissions graded in {seconds:.1f} s "
+        f"with {min(args.jobs, max(len(todo), 1))} at a time"
+        + (f"; {len(kept)} taken from {args.reuse}, graded there earlier" if kept else "")
     )
     _write_outputs(rows, args, seconds)
     if args.check is not None:

@@ -1,22 +1,22 @@
 """The hand-in's pytest plugin: nbval runs the lab, then the judge asks its kernel and judges here.
 
-labs/conftest.py hands `restore_collected` the notebooks nbval collects: a lab the package ships
-a release of (labs.py: day03-lab, day03-extensions) is read through `restore` (the locked cells
-and the self-test's expected `N/N passed` come from the release), its kernel starts without keys,
-and after its cells come one item per check, `check_1` ... `check_N`, judged in this pytest
-process exactly as `course-agent grade` judges (grade.run_judged: a grading kernel of its own,
-without the package's answers, asked cases of a seed drawn here), so `pytest --nbval` passes only
-for a lab the judge scores full. nbval's own kernel keeps the whole package (the lab's cells and
-its self-test show what they show in JupyterLab) and, where bubblewrap starts, runs jailed too.
-Deliberately not handled: a student who edits labs/conftest.py itself (in their own CI; the
-instructor's grade runs the grader).
+labs/conftest.py hands `restore_collected` the notebooks nbval collects: every one's kernel runs
+jailed in a fresh folder (lab/nbval_kernels.py); a lab the package ships a release of (labs.py:
+day03-lab, day03-extensions) is read through `restore` (the locked cells and the self-test's
+expected `N/N passed` come from the release), and after its cells come one item per check,
+`check_1` ... `check_N`, judged in this pytest process exactly as `course-agent grade` judges
+(grade.run_judged: a grading kernel of its own, without the package's answers, asked cases of a
+seed drawn here), so `pytest --nbval` passes only for a lab the judge scores full. nbval's own
+kernel keeps the whole package: the lab's cells and its self-test show what they show in
+JupyterLab. Deliberately not handled: a student who edits labs/conftest.py itself (in their own
+CI; the instructor's grade runs the grader).
 """
 
 from __future__ import annotations
 
 import copy
-import os
-import subprocess
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -24,19 +24,18 @@ from typing import Any
 
 import nbformat
 import pytest
-from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 
 from course_agent.lab.grade import run_judged
-from course_agent.lab.jail import blocking_kernel_manager, sandbox_problem
-from course_agent.lab.kernel import kernel_environment
+from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.labs import LABS
+from course_agent.lab.nbval_kernels import start_kernel
 from course_agent.lab.restore import released_path, restore
 from course_agent.selftest.lab import Check, SelftestReport
 
-__all__ = ["JudgedCheck", "ReleasedLab", "jailed_kernel", "restore_collected"]
+__all__ = ["JailedNotebook", "JudgedCheck", "ReleasedLab", "restore_collected"]
 
-JUDGE_TIMEOUT = 60  # seconds per cell of the judge's run when nbval sets no cell timeout
+JUDGE_TIMEOUT = 60  # seconds per cell of the judge's run unless --nbval-cell-timeout says
 
 
 class JudgedCheck(pytest.Item):
@@ -61,8 +60,29 @@ class CheckNotPassed(Exception):
     """A check the judge failed: its line is the whole report."""
 
 
-class ReleasedLab(IPyNbFile):
-    """nbval's notebook, read through `restore`, run in a kernel without keys, then judged."""
+class JailedNotebook(IPyNbFile):
+    """nbval's notebook, its kernel in the grading sandbox in a fresh folder of its own (the
+    notebook's folder, which holds labs/conftest.py, stays out of its reach), or, where no
+    sandbox starts, a plain kernel without keys there."""
+
+    folder: Path | None = None
+
+    def setup(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="course-agent-handin-"))
+        startup = self.config.option.nbval_kernel_startup_timeout
+        self.kernel = start_kernel(self.folder, startup, sandbox=not sandbox_problem())
+        self.setup_sanitize_files()
+
+    def teardown(self) -> None:
+        try:
+            super().teardown()
+        finally:
+            if self.folder is not None:
+                shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class ReleasedLab(JailedNotebook):
+    """nbval's notebook, read through `restore`, run in a jailed kernel, then judged."""
 
     report: SelftestReport | None = None
 
@@ -87,23 +107,7 @@ class ReleasedLab(IPyNbFile):
         # The judge first: where no sandbox starts, nbval's kernel runs plain, and what it writes
         # (a module in site-packages holding the package's answers, say) must not be there yet.
         self.judged()
-        if not sandbox_problem():
-            # nbval's kernel in a sandbox of its own too (the whole package, read-only): it
-            # reaches this process's /proc, keys and site-packages no more than the judge's.
-            self.kernel = jailed_kernel(
-                self.path.parent, self.config.option.nbval_kernel_startup_timeout
-            )
-            self.setup_sanitize_files()
-            return
-        # nbval starts its kernel with this process's environment: hide the keys while it does.
-        saved = dict(os.environ)
-        os.environ.clear()
-        os.environ.update(kernel_environment(saved))
-        try:
-            super().setup()
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        super().setup()
 
     def judged(self) -> SelftestReport:
         """Every check's verdict, as `course-agent grade` gives it: the restored notebook run
@@ -111,7 +115,11 @@ class ReleasedLab(IPyNbFile):
         cases of a seed drawn here, its answers judged in this process."""
         if self.report is None:
             lab = LABS[self.path.stem]
-            timeout = self.config.option.nbval_cell_timeout or JUDGE_TIMEOUT
+            timeout = (
+                JUDGE_TIMEOUT
+                if _default_timeout(self.config)
+                else self.config.option.nbval_cell_timeout
+            )
             # In a sandbox where bubblewrap can start (the student's CI may have none).
             sandbox = not sandbox_problem()  # "" when bubblewrap makes one here
             problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab, sandbox=sandbox)
@@ -126,37 +134,21 @@ class ReleasedLab(IPyNbFile):
         return self.report
 
 
-def jailed_kernel(folder: Path, startup_timeout: float) -> RunningKernel:
-    """nbval's RunningKernel around a kernel jailed in `folder` (its one writable place), which
-    nbval drives as its own: the same client calls, over unix sockets instead of TCP."""
-    manager = blocking_kernel_manager(
-        kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=NbvalKernelspecManager()
-    )
-    manager.start_kernel(cwd=str(folder), stderr=subprocess.DEVNULL)
-    client = manager.client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=startup_timeout)
-    except RuntimeError:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-        raise
-    kernel = RunningKernel.__new__(RunningKernel)  # nbval's class holds just these two
-    kernel.km, kernel.kc = manager, client
-    kernel._ensure_iopub_up()
-    return kernel
+def _default_timeout(config: pytest.Config) -> bool:
+    """Whether nbval's cell timeout is its default (2,000 s: far too long for a judge's cell)."""
+    return not any(arg.startswith("--nbval-cell-timeout") for arg in config.invocation_params.args)
 
 
 def restore_collected(collected: Sequence[Any], folder: Path) -> list[Any]:
-    """nbval's collectors, those of a released lab directly in `folder` swapped for ReleasedLab.
-
-    Other notebooks (the solution in labs/source/, say) are compared with their own outputs.
-    """
+    """nbval's collectors, each swapped: a released lab directly in `folder` for ReleasedLab, any
+    other notebook (the solution in labs/source/, a notes.ipynb) for JailedNotebook, which nbval
+    compares with its own outputs, its kernel jailed all the same."""
     swapped = []
     for item in collected:
         path = Path(getattr(item, "path", "")).resolve()
-        released = path.parent == folder and released_path(path.name).is_file()
-        if isinstance(item, IPyNbFile) and not isinstance(item, ReleasedLab) and released:
-            item = ReleasedLab.from_parent(item.parent, path=path)
+        if isinstance(item, IPyNbFile) and not isinstance(item, JailedNotebook):
+            released = path.parent == folder and released_path(path.name).is_file()
+            kind = ReleasedLab if released else JailedNotebook
+            item = kind.from_parent(item.parent, path=path)
         swapped.append(item)
     return swapped

@@ -199,6 +199,8 @@ def run_notebook(
         except DeadKernelError:
             stopped = _limit_hit(km)
             return f"stopped: {stopped}, in {where()}" if stopped else f"kernel died in {where()}"
+        except RecursionError:  # jupyter_client's json.loads on a message nested 200,000 deep
+            return f"stopped: the kernel sent a message nested too deep to read, in {where()}"
         finally:
             if deadline is not None:
                 deadline.cancel()

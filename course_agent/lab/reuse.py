@@ -1,0 +1,79 @@
+"""A grade kept for the later steps of one CI job: Classroom runs one command per check, and each
+would otherwise run and judge the whole notebook again (seven grades for one).
+
+`course-agent grade NB --check N --reuse FILE`: the first step grades and writes each row to FILE
+with the SHA-256 of the notebook it graded; a later step on a notebook of the same bytes (and the
+same `--lab`) takes that row instead of grading again, so every check of one push is judged on
+one run and one seed. FILE is the grader's own: in Classroom's workflow it sits where the step
+before the grade removed every untracked file, and no grading kernel can reach it (the sandbox).
+Deliberately not handled: keeping grades between jobs or machines (a fresh job grades afresh).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from course_agent.lab.rows import GradeRow
+
+__all__ = ["KEPT_LIMIT", "keep_rows", "kept_rows", "notebook_digest"]
+
+KEPT_LIMIT = 20_000_000  # characters of FILE read: a row is a few KB, a class of 120 under 1 MB
+
+
+def notebook_digest(path: Path) -> str:
+    """The SHA-256 of the file's bytes, read in pieces (a submission may be any size)."""
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        for piece in iter(lambda: file.read(1 << 20), b""):
+            digest.update(piece)
+    return digest.hexdigest()
+
+
+def _row(data: dict[str, Any]) -> GradeRow:
+    """A row as `keep_rows` wrote it; TypeError or ValueError for anything else."""
+    row = GradeRow(
+        submission=str(data["submission"]),
+        passed=data["passed"],
+        total=data["total"],
+        failed=tuple(int(n) for n in data["failed"]),
+        details=tuple(str(line) for line in data["details"]),
+        seconds=float(data["seconds"]),
+        note=str(data["note"]),
+        checks=tuple(str(name) for name in data["checks"]),
+        written=tuple((str(title), str(text)) for title, text in data["written"]),
+    )
+    if not all(value is None or type(value) is int for value in (row.passed, row.total)):
+        raise ValueError("passed and total are whole numbers or null")
+    return row
+
+
+def kept_rows(file: Path, paths: Sequence[Path], lab: str | None) -> dict[Path, GradeRow]:
+    """The rows FILE keeps for these notebooks as they are now (same bytes, same `lab`); none
+    when FILE is missing, too long or not what `keep_rows` writes."""
+    try:
+        with file.open(encoding="utf-8") as stream:
+            text = stream.read(KEPT_LIMIT + 1)
+        entries = json.loads(text)["rows"] if len(text) <= KEPT_LIMIT else []
+        by_digest = {(e["digest"], e["lab"]): _row(e["row"]) for e in entries}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+    found = {}
+    for path in paths:
+        row = by_digest.get((notebook_digest(path), lab))
+        if row is not None and row.submission == str(path):
+            found[path] = row
+    return found
+
+
+def keep_rows(file: Path, paths: Sequence[Path], rows: Sequence[GradeRow], lab: str | None) -> None:
+    """Write each notebook's row to FILE with its digest, for `kept_rows` in a later step."""
+    entries = [
+        {"digest": notebook_digest(path), "lab": lab, "row": asdict(row)}
+        for path, row in zip(paths, rows, strict=True)
+    ]
+    file.write_text(json.dumps({"rows": entries}) + "\n", encoding="utf-8")
