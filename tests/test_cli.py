@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import SETTINGS
@@ -331,3 +332,21 @@ def test_a_bad_deadline_is_one_line_and_exit_two(cli):
 def test_help_names_the_run_deadline(cli):
     shown = " ".join(cli("--help").stdout.split())
     assert "--deadline SECONDS" in shown and "COURSE_AGENT_RUN_DEADLINE" in shown
+
+
+def test_grade_starts_without_building_jsonschemas_iri_grammar(tmp_path: Path) -> None:
+    # rfc3987_syntax builds some 35 Earley parsers (lark) on import: 1 s of every grader start.
+    (tmp_path / "broken.ipynb").write_text("{")
+    command = [sys.executable, "-X", "importtime", "-m", "course_agent", "grade"]
+    done = subprocess.run(
+        [*command, str(tmp_path / "broken.ipynb"), "--no-sandbox"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "not a notebook" in done.stdout, done.stdout + done.stderr[-2000:]
+    # "import time: self | cumulative | name", microseconds; a blocked import is listed, and empty.
+    lines = [line.split("|") for line in done.stderr.splitlines() if line.count("|") == 2]
+    imported = {name.strip(): int(total) for _, total, name in lines if total.strip().isdigit()}
+    assert "nbformat" in imported and "jsonschema" in imported
+    assert "lark" not in imported and imported.get("rfc3987_syntax", 0) < 1000
