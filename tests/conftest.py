@@ -86,6 +86,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # whatever pip installed: the README's installs are regular ones, not editable.
     paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
     os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+    # pytest-xdist hands out the modules with the most tests first; LONGEST_FIRST (below) is the
+    # order that keeps both workers busy to the end (a few long kernel tests weigh more).
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 # The slow tests: real kernels, nbval and the grader, JupyterLab and a browser, nbgrader, a fresh
@@ -142,9 +146,10 @@ SLOW_TIMEOUT_S = 600
 # The longest modules, longest first (`--durations`, 2 workers): run first, so that with
 # `-n auto --dist loadfile` no worker starts one of them while the other is nearly done.
 LONGEST_FIRST = [
-    "test_lab_classroom.py", "test_lab_handin.py", "test_browser.py", "test_lab_judge.py",
-    "test_lab_grade.py", "test_lab_release.py", "test_lab_class.py", "test_notebooks.py",
-    "test_lab_extensions.py", "test_lab_jail.py", "test_faults.py", "test_selftest.py",
+    "test_lab_handin.py", "test_lab_classroom.py", "test_browser.py", "test_lab_judge.py",
+    "test_notebooks.py", "test_lab_grade.py", "test_lab_class.py", "test_faults.py",
+    "test_lab_release.py", "test_lab_extensions.py", "test_lab_jail.py", "test_selftest.py",
+    "test_http.py", "test_cli.py", "test_grep_files.py",
 ]  # fmt: skip
 
 
