@@ -74,7 +74,7 @@ def test_one_autograding_test_per_check_with_its_points_and_the_reporter_reads_t
     commands = [step["with"]["command"] for step in tests]
     reuse = "--reuse .course-agent-grade.json"
     assert commands == [
-        f"course-agent grade labs/{lab}.ipynb --check {n} {reuse}" for n in range(1, 8)
+        f"course-agent grade labs/{lab}.ipynb --lab {lab} --check {n} {reuse}" for n in range(1, 8)
     ]
     reporter = every[-1]
     ids = [step["id"] for step in tests]
@@ -167,6 +167,50 @@ def test_the_workflow_refuses_a_notebook_that_is_a_link(tmp_path: Path) -> None:
     )
     assert run.returncode == 1
     assert "labs/day03-lab.ipynb is a symbolic link" in run.stdout
+
+
+def test_the_workflow_refuses_a_second_first_commit_posing_as_the_template(tmp_path: Path) -> None:
+    # The red team's: an orphan commit dated 1971, the template's files and a kept grade of
+    # 7/7, merged in with `-s ours`; `rev-list --max-parents=0 | tail -n 1` took it as the template.
+    repo = tmp_path / "student"
+    repo.mkdir()
+    template_repository(repo)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "--orphan", "forged")
+    (repo / ".course-agent-grade.json").write_text('{"rows": []}')
+    git(repo, "add", ".")
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "1971-01-01T00:00:00",
+        "GIT_COMMITTER_DATE": "1971-01-01T00:00:00",
+    }
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "forged"],
+        cwd=repo,
+        env=env,
+        check=True,
+    )
+    git(repo, "checkout", "-q", "main")
+    git(repo, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "forged", "-m", "merge")
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
+    run = subprocess.run(
+        ["bash", "-e", "-c", graded_alone()], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert run.returncode == 1
+    assert "more than one first commit" in run.stdout
+
+
+def test_the_workflow_removes_a_kept_grade_the_template_itself_holds(tmp_path: Path) -> None:
+    repo = tmp_path / "student"
+    repo.mkdir()
+    files = template_repository(repo)
+    (repo / ".course-agent-grade.json").write_text('{"rows": []}')  # committed on top
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "student")
+    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
+    subprocess.run(["bash", "-e", "-c", graded_alone()], cwd=repo, env=env, check=True)
+    assert not (repo / ".course-agent-grade.json").exists()
+    assert (repo / "pyproject.toml").read_text() == files["pyproject.toml"]
 
 
 # -- the template, built as documented, installed and run -----------------------------------------

@@ -352,3 +352,21 @@ def test_a_notebook_of_no_lab_gets_a_row_saying_so_without_a_kernel(tmp_path: Pa
     row = grade_one(tmp_path / "mine.ipynb", timeout=5)
     assert (row.passed, row.total) == (None, None)
     assert row.note == "not a lab: none of the cells of day03-lab or day03-extensions; give --lab"
+
+
+def test_a_solved_extension_lab_under_the_main_labs_name_gets_the_main_labs_score(
+    tmp_path: Path,
+) -> None:
+    # The red team's: Classroom detected the lab from the cells, so a friend's solved extension
+    # lab saved as labs/day03-lab.ipynb scored 7/7; the workflow now says `--lab day03-lab`.
+    notebook = tmp_path / "day03-lab.ipynb"
+    notebook.write_bytes((SOURCE.parent / "day03-extensions.ipynb").read_bytes())
+    out = tmp_path / "grades.csv"
+    command = [sys.executable, "-m", "course_agent", "grade", str(notebook), "--lab", "day03-lab"]
+    done = subprocess.run(
+        [*command, "--csv", str(out)], env=kernel_env(), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    with out.open(newline="", encoding="utf-8") as file:
+        [row] = list(csv.DictReader(file))
+    assert (row["passed"], row["total"], row["failed"]) == ("2", "7", "3 4 5 6 7")

@@ -410,3 +410,23 @@ def test_a_kernel_that_dies_ends_the_hand_in_at_once_saying_so(tmp_path: Path) -
     run = hand_in(dies, tmp_path / "root", {"OPENAI_API_KEY": KEY})
     assert run.returncode == 1, shown(run)
     assert "the kernel died" in run.stdout, shown(run)
+
+
+def test_a_notebook_printing_without_end_is_read_only_up_to_the_limit(tmp_path: Path) -> None:
+    # nbval's kernel is jailed, but what nbval reads lands in the pytest process: 11 MB printed
+    # (the red team's flood held 1.27 GB of it) stops being read at 10,000,000 characters.
+    flood = build(
+        tmp_path / "flood.ipynb", extra=["for _ in range(11):\n    print('x' * 1_000_000)"]
+    )
+    run = hand_in(flood, tmp_path / "root", {"OPENAI_API_KEY": KEY})
+    assert run.returncode == 1, shown(run)
+    assert "the notebook printed more than 10,000,000 characters" in run.stdout, shown(run)
+
+
+def test_without_a_sandbox_the_hand_in_says_what_its_kernels_can_reach(tmp_path: Path) -> None:
+    # bubblewrap out of PATH: the kernels run plain, and the warnings summary says what that means.
+    starter = build(tmp_path / "starter.ipynb")
+    run = hand_in(starter, tmp_path / "root", {"PATH": str(Path(sys.executable).parent)})
+    assert re.search("'7/7 passed' == [\"']2/7 passed", run.stdout), shown(run)
+    assert "bubblewrap is not installed" in run.stdout, shown(run)
+    assert "can read this process's (/proc)" in run.stdout, shown(run)

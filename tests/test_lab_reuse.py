@@ -61,10 +61,14 @@ def test_a_file_that_is_not_what_keep_rows_writes_keeps_nothing(tmp_path: Path, 
     assert kept_rows(tmp_path / "missing.json", [path], None) == {}
 
 
-def test_a_forged_score_in_a_kept_row_is_refused(tmp_path: Path) -> None:
-    # True is no number: a row must say how many checks passed as a whole number or nothing.
+@pytest.mark.parametrize(
+    "forged",
+    [{"passed": True}, {"passed": 7}, {"failed": (3, 4, 5, 6, 9)}, {"details": ()}],
+    ids=["true for a number", "7 with 5 failed", "a check 9 of 7", "failures without lines"],
+)
+def test_a_kept_row_that_does_not_add_up_is_refused(tmp_path: Path, forged: dict) -> None:
     path, row = notebook(tmp_path)
-    keep_rows(tmp_path / "kept.json", [path], [GradeRow(**{**row.__dict__, "passed": True})], None)
+    keep_rows(tmp_path / "kept.json", [path], [GradeRow(**{**row.__dict__, **forged})], None)
     assert kept_rows(tmp_path / "kept.json", [path], None) == {}
 
 

@@ -74,10 +74,15 @@ jobs:
             echo "{notebook} is a symbolic link: commit the notebook itself"
             exit 1
           fi
+          # One first commit, the template's: a second root merged in could pose as the template.
+          if [ "$(git rev-list --max-parents=0 HEAD | wc -l)" -ne 1 ]; then
+            echo "the history has more than one first commit: push only on top of the template"
+            exit 1
+          fi
           cp {notebook} "$RUNNER_TEMP/{name}"
-          template=$(git rev-list --max-parents=0 HEAD | tail -n 1)
-          git checkout --quiet --force --detach "$template"
+          git checkout --quiet --force --detach "$(git rev-list --max-parents=0 HEAD)"
           git clean -d --force --force -x --quiet
+          rm -f {kept}
           cp "$RUNNER_TEMP/{name}" {notebook}
       - name: Install the sandbox the grader runs each kernel in
         # Bubblewrap needs unprivileged user namespaces, which Ubuntu 24.04's AppArmor forbids.
@@ -94,7 +99,7 @@ CHECK = """\
         uses: classroom-resources/autograding-command-grader@v1
         with:
           test-name: check {n}
-          command: course-agent grade {notebook} --check {n} --reuse {kept}
+          command: course-agent grade {notebook} --lab {lab} --check {n} --reuse {kept}
           timeout: {minutes}
           max-score: {points}
 """
@@ -108,7 +113,7 @@ REPORTER = """\
 """
 SYSCTL = "kernel.apparmor_restrict_unprivileged_userns"
 # The first check's step grades and keeps each row here; the others read it (lab/reuse.py). In the
-# workspace, where the step that puts the template back removed every untracked file first.
+# workspace, removed (tracked or not) by the step that puts the template back.
 KEPT = ".course-agent-grade.json"
 
 
@@ -132,11 +137,17 @@ def workflow(lab: Lab) -> str:
         name=lab.notebook,
         userns="/proc/sys/" + SYSCTL.replace(".", "/"),
         sysctl=SYSCTL,
+        kept=KEPT,
     )
     points = checks_of(lab)
     for n, worth in enumerate(points, 1):
         text += CHECK.format(
-            n=n, notebook=notebook, kept=KEPT, minutes=MINUTES_PER_CHECK, points=worth
+            n=n,
+            notebook=notebook,
+            lab=lab.name,
+            kept=KEPT,
+            minutes=MINUTES_PER_CHECK,
+            points=worth,
         )
     ids = [f"check-{n}" for n in range(1, len(points) + 1)]
     # The reporter reads each test's result from an environment variable named after its step id.

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import shutil
 import tempfile
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -60,6 +61,17 @@ class CheckNotPassed(Exception):
     """A check the judge failed: its line is the whole report."""
 
 
+class NoSandbox(UserWarning):
+    """The hand-in runs its kernels plain: said once in pytest's warnings summary."""
+
+
+PLAIN_KERNELS = (
+    "no sandbox, so this hand-in's kernels run as plain processes of this user: their own "
+    "environment holds no key, but they can read this process's (/proc) and write what this user "
+    "can; hand in other people's notebooks only through `course-agent grade`"
+)
+
+
 class JailedNotebook(IPyNbFile):
     """nbval's notebook, its kernel in the grading sandbox in a fresh folder of its own (the
     notebook's folder, which holds labs/conftest.py, stays out of its reach), or, where no
@@ -68,9 +80,11 @@ class JailedNotebook(IPyNbFile):
     folder: Path | None = None
 
     def setup(self) -> None:
+        if problem := sandbox_problem():
+            warnings.warn(NoSandbox(f"{problem}: {PLAIN_KERNELS}"), stacklevel=1)
         self.folder = Path(tempfile.mkdtemp(prefix="course-agent-handin-"))
         startup = self.config.option.nbval_kernel_startup_timeout
-        self.kernel = start_kernel(self.folder, startup, sandbox=not sandbox_problem())
+        self.kernel = start_kernel(self.folder, startup, sandbox=not problem)
         self.setup_sanitize_files()
 
     def teardown(self) -> None:

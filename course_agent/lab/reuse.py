@@ -49,6 +49,13 @@ def _row(data: dict[str, Any]) -> GradeRow:
     )
     if not all(value is None or type(value) is int for value in (row.passed, row.total)):
         raise ValueError("passed and total are whole numbers or null")
+    if row.passed is not None and (
+        row.total is None
+        or row.passed != row.total - len(row.failed)
+        or len(row.details) != len(row.failed)
+        or not all(1 <= n <= row.total for n in row.failed)
+    ):
+        raise ValueError("a score that its failed checks do not add up to")
     return row
 
 
