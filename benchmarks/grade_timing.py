@@ -1,116 +1,80 @@
-"""Where one graded notebook's time goes: kernel start, the lab's cells, the grader's score cell,
-shutdown. Run by hand, never by pytest:
+"""What the grading sandbox costs: one notebook graded plain and sandboxed, side by side, and a
+class graded both ways. Run by hand, never by pytest:
 
-    .venv/bin/python benchmarks/grade_timing.py [NOTEBOOK] [--runs 5]
+    .venv/bin/python benchmarks/grade_timing.py [NOTEBOOK] [--runs 5] [--class 20] [--jobs 2]
 
-NOTEBOOK defaults to the lab's solution (with its markers), restored and scored as
-`course-agent grade` does: the same kernel managers (a plain kernel, and one in the grading
-sandbox, runs alternating), environment and appended score cell, timed through nbclient's hooks.
-Prints each phase's median over the runs, plain and sandboxed side by side, and their ratio.
-Deliberately not handled: grading several at once (time `course-agent grade --jobs N` for that).
+NOTEBOOK defaults to the lab's solution. Each run is `grade.grade_one` (restore, run the notebook,
+ask the grader's questions, judge), exactly as `course-agent grade` does, with a plain kernel
+(`--no-sandbox`) and with the grading sandbox, alternating so that a busy moment weighs on both;
+the medians and their ratio are printed. `--class N` then grades N copies `--jobs` at a time each
+way (`grade.grade`) and prints the seconds per notebook. Deliberately not handled: phases inside
+one grade (kernel start, cells, questions): time those with `--durations` on the tests.
 """
 
 from __future__ import annotations
 
 import argparse
-import secrets
+import shutil
 import statistics
-import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-from nbclient import NotebookClient
+# `course-agent grade` blocks this before nbformat loads (cli.py): the same start for both modes.
+sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from course_agent.lab.grade import SCORE_CELL
-from course_agent.lab.jail import Limits, kernel_manager
-from course_agent.lab.kernel import _current_env_kernels, kernel_environment
-from course_agent.lab.restore import released_path, restore
+from course_agent.lab.grade import grade, grade_one  # noqa: E402
+from course_agent.lab.jail import sandbox_problem  # noqa: E402
 
 SOLVED = Path(__file__).resolve().parent.parent / "labs" / "source" / "day03-lab.ipynb"
-PHASES = [
-    "read + restore",
-    "kernel start",
-    "setup cell",
-    "other lab cells",
-    "score cell",
-    "shutdown",
-]
+TIMEOUT = 60  # seconds per cell, as `course-agent grade`
 
 
-def one_run(path: Path, sandbox: bool) -> dict[str, float]:
-    """The seconds each phase took for one notebook, graded once."""
-    marks: dict[str, float] = {"start": time.perf_counter()}
-    reference = nbformat.read(released_path(), as_version=4)
-    nb = restore(nbformat.read(path, as_version=4), reference)
-    score = SCORE_CELL.format(lab="day03-lab", seed=secrets.randbelow(2**31))
-    nb.cells.append(nbformat.v4.new_code_cell(score, id="grader"))
-    setup = next(i for i, cell in enumerate(nb.cells) if cell.get("id") == "setup")
-    last = len(nb.cells) - 1
-    marks["restored"] = time.perf_counter()
-    ends: dict[int, float] = {}
+def one_grade(path: Path, sandbox: bool) -> float:
+    started = time.perf_counter()
+    row = grade_one(path, TIMEOUT, sandbox=sandbox)
+    if row.passed is None:
+        raise SystemExit(f"{path} could not be graded: {row.note}")
+    return time.perf_counter() - started
 
-    def cell_started(cell, cell_index) -> None:
-        marks.setdefault("first cell", time.perf_counter())
-        if cell_index == last:
-            marks["score cell"] = time.perf_counter()
 
-    with tempfile.TemporaryDirectory() as tmp:
-        if sandbox:
-            km = kernel_manager(Path(tmp), limits=Limits())
-        else:
-            km = _current_env_kernels()(kernel_name="current-env")
-        client = NotebookClient(
-            nb,
-            km=km,
-            timeout=60,
-            allow_errors=True,
-            resources={"metadata": {"path": tmp}},
-            on_notebook_start=lambda notebook: marks.setdefault("ready", time.perf_counter()),
-            on_cell_start=cell_started,
-            on_cell_executed=lambda cell, cell_index, execute_reply: ends.setdefault(
-                cell_index, time.perf_counter()
-            ),
-        )
-        client.execute(
-            env=kernel_environment(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            cleanup_kc=True,  # shut the kernel down, as run_notebook does
-        )
-    marks["end"] = time.perf_counter()
-    return {
-        "read + restore": marks["restored"] - marks["start"],
-        "kernel start": marks["first cell"] - marks["restored"],
-        "setup cell": ends[setup] - marks["first cell"],
-        "other lab cells": marks["score cell"] - ends[setup],
-        "score cell": ends[last] - marks["score cell"],
-        "shutdown": marks["end"] - ends[last],
-    }
+def class_grade(path: Path, count: int, jobs: int, sandbox: bool) -> float:
+    """Seconds per notebook, grading `count` copies of `path`, `jobs` at a time."""
+    with tempfile.TemporaryDirectory(prefix="course-agent-bench-") as tmp:
+        paths = [Path(tmp) / f"student-{n:03d}.ipynb" for n in range(count)]
+        for copy in paths:
+            shutil.copy(path, copy)
+        started = time.perf_counter()
+        rows = grade(paths, TIMEOUT, jobs, sandbox=sandbox)
+        seconds = time.perf_counter() - started
+    if any(row.passed is None for row in rows):
+        raise SystemExit("a copy could not be graded: " + next(r.note for r in rows if r.note))
+    return seconds / count
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebook", nargs="?", type=Path, default=SOLVED)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--class", dest="count", type=int, default=0, metavar="N")
+    parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args()
-    runs: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+    if problem := sandbox_problem():
+        raise SystemExit(f"no sandbox here: {problem}")
+    times: dict[bool, list[float]] = {False: [], True: []}
     for _ in range(args.runs):  # alternating, so that a busy moment weighs on both
         for sandbox in (False, True):
-            runs[sandbox].append(one_run(args.notebook, sandbox))
-    print(f"{args.notebook.name}: median of {args.runs} runs each, one at a time")
-    print(f"  {'phase':<16} {'plain':>8} {'sandboxed':>10}")
-    for phase in [*PHASES, "whole notebook"]:
+            times[sandbox].append(one_grade(args.notebook, sandbox))
+    plain, jailed = (statistics.median(times[box]) for box in (False, True))
+    print(f"{args.notebook.name}: one notebook, median of {args.runs} grades each way")
+    print(f"  plain {plain:.2f} s, sandboxed {jailed:.2f} s: {jailed / plain:.2f}x")
+    if args.count:
         plain, jailed = (
-            statistics.median(
-                sum(run.values()) if phase == "whole notebook" else run[phase] for run in runs[box]
-            )
-            for box in (False, True)
+            class_grade(args.notebook, args.count, args.jobs, box) for box in (False, True)
         )
-        print(f"  {phase:<16} {plain:6.2f} s {jailed:8.2f} s")
-    plain, jailed = (statistics.median(sum(run.values()) for run in runs[box]) for box in (0, 1))
-    print(f"  sandboxed / plain: {jailed / plain:.2f}x")
+        print(f"a class of {args.count}, {args.jobs} at a time: seconds per notebook")
+        print(f"  plain {plain:.2f} s, sandboxed {jailed:.2f} s: {jailed / plain:.2f}x")
 
 
 if __name__ == "__main__":
