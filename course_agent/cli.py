@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
 # The instructors' commands: `course-agent grade ...` and `course-agent lab release|execute ...`,
 # as module:function, imported only when named: the grader imports every self-test and nbclient.
 SUBCOMMANDS = {
-    "grade": "course_agent.lab.grade:main_grade",
+    "grade": "course_agent.lab.grade_command:main_grade",
     "lab": "course_agent.lab.release:main_lab",
 }
 

@@ -28,7 +28,7 @@ from extension_lab import solved as ext_solved
 from lab_class import LABS, RELEASE, kernel_env, solved, submission
 
 from course_agent.lab.classroom import WORKFLOW, checks_of, workflow, write_starter
-from course_agent.lab.grade import build_parser
+from course_agent.lab.grade_command import build_parser
 from course_agent.lab.labs import LABS as LAB_TABLE
 from course_agent.lab.release import release_notebooks
 

@@ -19,14 +19,8 @@ import pytest
 from lab_class import RELEASE, SOURCE, kernel_env, solution, solved, submission
 from test_selftest import REPLAY
 
-from course_agent.lab.grade import (
-    LARGEST_NOTEBOOK,
-    GradeRow,
-    find_notebooks,
-    grade_one,
-    main_grade,
-    print_table,
-)
+from course_agent.lab.grade import LARGEST_NOTEBOOK, GradeRow, find_notebooks, grade_one
+from course_agent.lab.grade_command import main_grade, print_table
 
 TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
 KEY = "sk-grader-probe-0123456789"

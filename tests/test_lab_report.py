@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from lab_class import kernel_env
 from nbclient import NotebookClient
 
-from course_agent.lab.grade import GradeRow, grade_class, main_grade, row_from_report
+from course_agent.lab.grade import GradeRow, grade_class, row_from_report
+from course_agent.lab.grade_command import main_grade
 from course_agent.lab.report import ClassReport, normalise
 
 NAMES = ["registry", "path boundary", "fragment merging", "truncation"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from course_agent.lab.grade import main_grade
+from course_agent.lab.grade_command import main_grade
 from course_agent.lab.reuse import KEPT_LIMIT, keep_rows, kept_rows
 from course_agent.lab.rows import GradeRow
 
