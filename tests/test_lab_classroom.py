@@ -134,6 +134,13 @@ def template_repository(repo: Path) -> dict[str, str]:
     return files
 
 
+def run_graded_alone(repo: Path, check: bool = False) -> subprocess.CompletedProcess:
+    """The workflow's first step, run in `repo` as the runner runs it."""
+    env = {**os.environ, "RUNNER_TEMP": str(repo.parent)}
+    command = ["bash", "-e", "-c", graded_alone()]
+    return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, check=check)
+
+
 def test_the_workflow_grades_the_notebook_alone_in_the_template(tmp_path: Path) -> None:
     repo = tmp_path / "student"
     repo.mkdir()
@@ -143,8 +150,7 @@ def test_the_workflow_grades_the_notebook_alone_in_the_template(tmp_path: Path) 
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "student")
     (repo / "labs" / "tox.ini").write_text("[pytest]\naddopts = --co\n")  # not even committed
-    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
-    subprocess.run(["bash", "-e", "-c", graded_alone()], cwd=repo, env=env, check=True)
+    run_graded_alone(repo, check=True)
     left = {
         str(path.relative_to(repo)): path.read_text()
         for path in repo.rglob("*")
@@ -161,10 +167,7 @@ def test_the_workflow_refuses_a_notebook_that_is_a_link(tmp_path: Path) -> None:
     (repo / "labs" / "day03-lab.ipynb").symlink_to("../../solutions/day03-lab.ipynb")
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "student")
-    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
-    run = subprocess.run(
-        ["bash", "-e", "-c", graded_alone()], cwd=repo, env=env, capture_output=True, text=True
-    )
+    run = run_graded_alone(repo)
     assert run.returncode == 1
     assert "labs/day03-lab.ipynb is a symbolic link" in run.stdout
 
@@ -192,10 +195,7 @@ def test_the_workflow_refuses_a_second_first_commit_posing_as_the_template(tmp_p
     )
     git(repo, "checkout", "-q", "main")
     git(repo, "merge", "-q", "-s", "ours", "--allow-unrelated-histories", "forged", "-m", "merge")
-    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
-    run = subprocess.run(
-        ["bash", "-e", "-c", graded_alone()], cwd=repo, env=env, capture_output=True, text=True
-    )
+    run = run_graded_alone(repo)
     assert run.returncode == 1
     assert "more than one first commit" in run.stdout
 
@@ -207,8 +207,7 @@ def test_the_workflow_removes_a_kept_grade_the_template_itself_holds(tmp_path: P
     (repo / ".course-agent-grade.json").write_text('{"rows": []}')  # committed on top
     git(repo, "add", ".")
     git(repo, "commit", "-qm", "student")
-    env = {**os.environ, "RUNNER_TEMP": str(tmp_path)}
-    subprocess.run(["bash", "-e", "-c", graded_alone()], cwd=repo, env=env, check=True)
+    run_graded_alone(repo, check=True)
     assert not (repo / ".course-agent-grade.json").exists()
     assert (repo / "pyproject.toml").read_text() == files["pyproject.toml"]
 

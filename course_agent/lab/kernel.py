@@ -27,7 +27,7 @@ from course_agent.lab.jail import Limits, kernel_manager
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
 
-__all__ = ["OUTPUT_LIMIT", "is_key_name", "kernel_environment", "run_notebook"]
+__all__ = ["OUTPUT_LIMIT", "bounded", "is_key_name", "kernel_environment", "run_notebook"]
 
 # OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
 KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
@@ -41,6 +41,15 @@ OUTPUT_LIMIT = 10_000_000
 # (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
 QUEUED_MESSAGES = 100
 LARGEST_MESSAGE = 20_000_000  # bytes
+
+
+def bounded(sock: Any) -> Any:
+    """A zmq socket that queues at most QUEUED_MESSAGES and takes none over LARGEST_MESSAGE."""
+    import zmq
+
+    sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
+    sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
+    return sock
 
 
 def is_key_name(name: str) -> bool:
@@ -87,10 +96,7 @@ def _current_env_kernels() -> type:
     class BoundedSockets(zmq.asyncio.Context):
         # Set before each socket connects, where it takes effect.
         def socket(self, *args: Any, **kwargs: Any) -> Any:
-            sock = super().socket(*args, **kwargs)
-            sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
-            sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
-            return sock
+            return bounded(super().socket(*args, **kwargs))
 
     class BoundedClient(AsyncKernelClient):
         @default("context")

@@ -21,12 +21,7 @@ from jupyter_client.manager import KernelManager
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
 
 from course_agent.lab.jail import blocking_kernel_manager
-from course_agent.lab.kernel import (
-    LARGEST_MESSAGE,
-    OUTPUT_LIMIT,
-    QUEUED_MESSAGES,
-    kernel_environment,
-)
+from course_agent.lab.kernel import OUTPUT_LIMIT, bounded, kernel_environment
 
 __all__ = ["WatchedKernel", "start_kernel"]
 
@@ -46,10 +41,7 @@ class BoundedSockets(zmq.Context):
     kernel printing without end cannot fill this process's memory (pytest is not sandboxed)."""
 
     def socket(self, *args: Any, **kwargs: Any) -> Any:
-        sock = super().socket(*args, **kwargs)
-        sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
-        sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
-        return sock
+        return bounded(super().socket(*args, **kwargs))
 
 
 class WatchedKernel(RunningKernel):
