@@ -89,8 +89,11 @@ class JailedNotebook(IPyNbFile):
 
     def teardown(self) -> None:
         try:
-            super().teardown()
+            super().teardown()  # nbval stops a kernel that still lives, and only then
         finally:
+            manager = getattr(getattr(self, "kernel", None), "km", None)
+            if hasattr(manager, "release"):  # a dead one's sandbox: its cgroups, its sockets
+                manager.release()
             if self.folder is not None:
                 shutil.rmtree(self.folder, ignore_errors=True)
 
