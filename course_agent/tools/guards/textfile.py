@@ -129,7 +129,8 @@ class _LineReader:
     Works on bytes (UTF-8 files) and on str (UTF-16/32 files decoded on the way): the code only
     uses what both have, count, find, slicing and len. `lines` counts the lines passed so far;
     with `marks` (bytes only) it notes line starts on the way for a LineIndex, and `reach` the
-    last line start passed. Past `deadline` (time.monotonic) it reads no more: `stopped`.
+    last line start passed. Past `deadline` (time.monotonic) it reads once more, only to see
+    whether the file has ended, and counts no more: `stopped` unless it had.
     """
 
     def __init__(
@@ -157,16 +158,21 @@ class _LineReader:
 
     def _fill(self) -> bool:
         """Make sure unread data is buffered; False at the end of the file or of the time."""
-        if self.position >= len(self.buffer):
-            if self.ended or self.stopped:
-                return False
-            if self.deadline is not None and time.monotonic() >= self.deadline:
-                self.stopped = True
-                return False
-            self.base += len(self.buffer)
-            self.buffer, self.position = self.read(CHUNK), 0
-            self.ended = not self.buffer
-        return self.position < len(self.buffer)
+        if self.position < len(self.buffer):
+            return True
+        if self.ended or self.stopped:
+            return False
+        # Late or not, one more read tells whether the file has ended: a 2-byte file on a busy
+        # machine is whole, not "stopped after 0.15 s". Past the deadline, what it brings stays
+        # unread (uncounted: `reach` is where counting stopped).
+        late = self.deadline is not None and time.monotonic() >= self.deadline
+        self.base += len(self.buffer)
+        self.buffer, self.position = self.read(CHUNK), 0
+        self.ended = not self.buffer
+        if late and not self.ended:
+            self.stopped, self.buffer = True, self.buffer[:0]
+            return False
+        return not self.ended
 
     def _pass_chunk(self, newlines: int) -> None:
         """Pass the rest of the chunk, which holds `newlines` newlines, noting a line start."""
