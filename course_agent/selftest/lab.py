@@ -16,7 +16,7 @@ from typing import Any
 
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.loop import Accumulator, check_transcript, run_agent
-from course_agent.offline.repository import BIG_FILE, QUESTION, build_sandbox
+from course_agent.offline.repository import BIG_FILE, QUESTION, build_sandbox, sandbox_files
 from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import (
     AgentStopped,
@@ -192,14 +192,10 @@ def _repository_seed(rng: random.Random) -> int:
 
 
 def _big_file_cases(rng: random.Random) -> list[dict[str, Any]]:
-    """One read of the generated big file, and what the package's registry feeds back."""
-    seed = _repository_seed(rng)
-    with tempfile.TemporaryDirectory(prefix="course-agent-selftest-") as tmp:
-        ctx = ToolContext(build_sandbox(Path(tmp), seed))
-        size = len((ctx.root / BIG_FILE).read_text())
-        call = ToolCall("c", "read_file", json.dumps({"path": BIG_FILE}))
-        want = plain_result(default_registry().execute(call, ctx), "read_file")["result"]
-    return [{"ask": {"path": BIG_FILE, "seed": seed}, "size": size, "want": want}]
+    """One read of the seeded big file, and what the package's own parts feed back."""
+    ask = {"path": BIG_FILE, "seed": _repository_seed(rng)}
+    size = len(sandbox_files(ask["seed"])[BIG_FILE])
+    return [{"ask": ask, "size": size, "want": _big_file_answer([ask], PACKAGE)[0]["result"]}]
 
 
 def _big_file_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
