@@ -16,13 +16,14 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-# `course-agent grade` blocks this before nbformat loads (cli.py): the same start for both modes.
-sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+from course_agent.lab.iri_grammar import skip_iri_grammar
+
+# `course-agent grade` does this before nbformat loads (cli.py): the same start for both modes.
+skip_iri_grammar()
 
 from course_agent.lab.grade import grade, grade_one  # noqa: E402
 from course_agent.lab.jail import sandbox_problem  # noqa: E402

@@ -26,6 +26,7 @@ from course_agent.app.options import (
     env_flag,
     seconds_from,
 )
+from course_agent.lab.iri_grammar import skip_iri_grammar
 from course_agent.offline.repository import QUESTION
 
 if TYPE_CHECKING:
@@ -93,12 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
-        # nbformat's jsonschema imports rfc3987_syntax when it is installed (Jupyter's
-        # jsonschema[format-nongpl] brings it), which builds some 35 Earley parsers on import:
-        # 1 s of every `grade` and `lab` start, for an "iri" format no notebook schema uses
-        # (python-jsonschema/jsonschema#1428, opendatahub-io/notebooks#3532). Without it,
-        # jsonschema leaves that one format unchecked.
-        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+        skip_iri_grammar()  # about 1 s of every grader start (lab/iri_grammar.py)
         return _subcommand(argv[0])(argv[1:])
     args = build_parser().parse_args(argv)
     if args.max_turns < 1:

@@ -22,6 +22,7 @@ import course_agent
 __all__ = [
     "HANDIN",
     "LABS",
+    "NOT_THE_STUDENTS",
     "RELEASE",
     "SOURCE",
     "hand_in",
@@ -41,6 +42,9 @@ HANDIN = (
     "python -m pytest --nbval --nbval-current-env "
     "--nbval-sanitize-with labs/nbval-sanitize.cfg labs/day03-lab.ipynb"
 )
+# What a pytest started here loads that the student's doesn't: the `lab` extra has no hypothesis
+# (its plugin costs 0.8 s a start), and a cache folder written into the copy is noise.
+NOT_THE_STUDENTS = ["-p", "no:hypothesispytest", "-p", "no:cacheprovider"]
 PACKAGE_ROOT = str(Path(course_agent.__file__).resolve().parent.parent)
 
 
@@ -109,12 +113,14 @@ def hand_in(
     at: str = "labs/day03-lab.ipynb",
     extra: Sequence[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    """The README's hand-in command, from `root`, on a copy of labs/ with `notebook` `at` there.
+    """The README's hand-in command, from `root`, on a copy of labs/ with `notebook` `at` there,
+    and the clone's pyproject.toml (its pytest options) beside them.
 
     `extra` arguments are added (`--collect-only`, say); without them it is the command itself.
     """
     labs = root / "labs"
     labs.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_bytes((REPO / "pyproject.toml").read_bytes())
     for name in ("conftest.py", "nbval-sanitize.cfg"):
         if (LABS / name).exists():
             (labs / name).write_bytes((LABS / name).read_bytes())
@@ -122,7 +128,7 @@ def hand_in(
     (root / at).write_bytes(notebook.read_bytes())
     (root / "tmp").mkdir(exist_ok=True)
     words = HANDIN.split()[1:-1]
-    command = [sys.executable, *words, at, "-p", "no:cacheprovider", "--color=no", "-v", *extra]
+    command = [sys.executable, *words, at, *NOT_THE_STUDENTS, "--color=no", "-v", *extra]
     return subprocess.run(
         command,
         cwd=root,

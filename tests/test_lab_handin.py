@@ -20,6 +20,7 @@ import pytest
 from lab_class import (
     HANDIN,
     LABS,
+    NOT_THE_STUDENTS,
     RELEASE,
     SOURCE,
     hand_in,
@@ -335,7 +336,7 @@ def test_nbval_compares_only_cells_with_a_count_and_refuses_outputs_without_one(
     cells = [cell(None, None), cell(1, "stored\n"), cell(None, "stored\n"), cell(2, "fresh\n")]
     nbformat.write(v4.new_notebook(cells=cells), tmp_path / "n.ipynb")
     command = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "n.ipynb", "-v"]
-    command += ["-p", "no:cacheprovider", "--color=no"]
+    command += [*NOT_THE_STUDENTS, "--color=no"]
     run = subprocess.run(
         command, cwd=tmp_path, env=kernel_env(), capture_output=True, text=True, timeout=300
     )

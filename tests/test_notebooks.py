@@ -58,6 +58,8 @@ def test_the_notebook_runs_offline_and_matches_its_stored_outputs(
         "pytest",
         "-p",
         "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",  # the reader's install has none; its plugin costs 0.8 s a start
         "--nbval",
         "--nbval-current-env",
         "--nbval-sanitize-with",
