@@ -21,8 +21,7 @@ from extension_lab import RELEASE as EXTENSION_RELEASE
 from extension_lab import solved as extension_solved
 from lab_class import hand_in, kernel_env, solved, submission
 
-from course_agent.lab.labs import LABS
-from course_agent.lab.strip import NOT_AVAILABLE, strip_functions, stripped_package
+from course_agent.lab.strip import NOT_AVAILABLE
 from course_agent.selftest.judge import plain
 from course_agent.selftest.lab import PACKAGE, PARTS
 
@@ -300,39 +299,6 @@ def test_one_check_is_selected_by_its_name(tmp_path: Path) -> None:
     done = hand_in(notebook, tmp_path / "repo", extra=["-k", "check_3"])
     assert done.returncode == 1 and "1 failed, 25 deselected" in done.stdout, done.stdout
     assert "x 3. fragment merging: exercise 1 (cell `exercise-1`): write this part" in done.stdout
-
-
-def test_the_stripped_copy_keeps_the_loop_and_tools_and_drops_only_the_answers() -> None:
-    folder = stripped_package(LABS["day03-lab"])
-    code = (
-        "from course_agent.selftest.lab import run_selftest\n"
-        "from course_agent.truncate import truncate_result\n"
-        "from course_agent.accumulator import ToolCallAccumulator\n"
-        "from course_agent import ToolResult\n"
-        "import course_agent, json\n"
-        "try:\n    truncate_result(ToolResult('x'))\nexcept NotImplementedError as exc:\n"
-        "    said = str(exc)\n"
-        "print(json.dumps([course_agent.__file__, said, ToolCallAccumulator().by_index]))"
-    )
-    env = {**kernel_env(), "PYTHONPATH": str(folder)}
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert done.stdout.startswith(f'["{folder}/course_agent/__init__.py", "{NOT_AVAILABLE}", {{}}]')
-
-
-def test_stripping_replaces_bodies_by_name_and_refuses_a_name_it_cannot_find() -> None:
-    source = "class A:\n    def f(self):\n        'Doc.'\n        return 1\n\n\n"
-    source += "def f():\n    return 2\n"
-    stripped = strip_functions(source, {"A.f"})
-    assert "return 1" not in stripped and "return 2" in stripped and "Doc." in stripped
-    with pytest.raises(ValueError, match=r"no function B\.g"):
-        strip_functions(source, {"B.g"})
 
 
 def test_a_replayed_answer_is_told_where_it_differs_from_this_run(

@@ -3,14 +3,16 @@
 `stripped_package(lab)` copies course_agent/ into a temporary folder once per grading process,
 rewrites each of the lab's `stripped` functions (with `ast`) to raise NotImplementedError("not
 available while grading"), and adds a sitecustomize.py that drops an editable install's import
-hook, so that a kernel started with PYTHONPATH=<folder> imports the copy. Deliberately not
-handled: the original files on disk; only a sandbox that binds the copy over them hides those.
+hook, so that a kernel started with PYTHONPATH=<folder> imports the copy. The copy is compiled
+once, here: every kernel reads it, none may write it. Deliberately not handled: the original
+files on disk; only a sandbox that binds the copy over them hides those.
 """
 
 from __future__ import annotations
 
 import ast
 import atexit
+import compileall
 import functools
 import shutil
 import tempfile
@@ -83,12 +85,18 @@ def _stripped(lab: Lab) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="course-agent-stripped-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     copy = folder / PACKAGE.name
-    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    # The bytecode comes along: copy2 keeps each source's time and size, which its .pyc records,
+    # so a kernel loads the unchanged modules instead of compiling the whole package anew.
+    shutil.copytree(PACKAGE, copy)
     by_module: defaultdict[str, set[str]] = defaultdict(set)
     for module, name in lab.stripped:
         by_module[module].add(name)
     for module, names in by_module.items():
         path = folder.joinpath(*module.split(".")).with_suffix(".py")
         path.write_text(strip_functions(path.read_text(encoding="utf-8"), names), encoding="utf-8")
+        for compiled in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+            compiled.unlink()  # the original's bytecode: the answers, loadable with marshal
     (folder / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    # Whatever has no bytecode yet (the stripped modules): the sandbox binds the copy read-only.
+    compileall.compile_dir(copy, quiet=2, workers=1)
     return folder
