@@ -1,7 +1,8 @@
 """Every walkthrough notebook runs top to bottom offline and still shows what it was saved with.
 
-Each notebook is run by nbval in a fresh subprocess (its own kernel, no key in the environment) and
-its outputs compared with the stored ones after notebooks/nbval-sanitize.cfg masks temporary paths.
+The walkthrough is run by nbval in one subprocess (each notebook in a kernel of its own, no key in
+the environment) and each notebook's outputs compared with the stored ones after
+notebooks/nbval-sanitize.cfg masks temporary paths; pytest's JUnit XML says which cell failed.
 When the package changes on purpose, refresh the stored outputs (see `refresh` below) and review
 the diff. Also: no committed notebook saves widget state or anything that looks like an API key.
 """
@@ -12,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import nbformat
@@ -41,41 +43,52 @@ SETTINGS = (
 # sk-..., sk-proj-..., sk-ant-...: the shapes of OpenAI and Anthropic keys.
 KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-TAIL_LINES = 60
 
 
 def offline_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if name not in SETTINGS}
 
 
+@pytest.fixture(scope="module")
+def walked(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[ET.Element]]:
+    """nbval over the whole walkthrough, once: notebook name -> its cells' <testcase>s."""
+    folder = tmp_path_factory.mktemp("walkthrough")
+    report = folder / "junit.xml"
+    command = [
+        sys.executable, "-m", "pytest",
+        "-p", "no:cacheprovider",
+        "-p", "no:hypothesispytest",  # none in the reader's install; its plugin costs 0.8 s a start
+        "--nbval", "--nbval-current-env", "--nbval-sanitize-with", SANITIZE,
+        f"--junitxml={report}", "--color=no",
+        *(str(notebook.relative_to(REPO)) for notebook in WALKTHROUGH),
+    ]  # fmt: skip
+    # The sandboxes and trees the notebooks make land in the module's folder, which pytest cleans.
+    environment = {**offline_environment(), "TMPDIR": str(folder)}
+    run = subprocess.run(command, cwd=REPO, env=environment, capture_output=True, text=True)
+    assert report.exists(), f"nbval wrote no report (exit {run.returncode}):\n{run.stderr[-3000:]}"
+    cases: dict[str, list[ET.Element]] = {}
+    for case in ET.parse(report).iter("testcase"):
+        # classname "notebooks.01-tool-protocol.ipynb", name "Cell 3"
+        cases.setdefault(case.get("classname", "").removeprefix("notebooks."), []).append(case)
+    return cases
+
+
 @pytest.mark.parametrize("notebook", WALKTHROUGH, ids=lambda path: path.name)
 def test_the_notebook_runs_offline_and_matches_its_stored_outputs(
-    notebook: Path, tmp_path: Path
+    walked: dict[str, list[ET.Element]], notebook: Path
 ) -> None:
-    command = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",  # the reader's install has none; its plugin costs 0.8 s a start
-        "--nbval",
-        "--nbval-current-env",
-        "--nbval-sanitize-with",
-        SANITIZE,
-        str(notebook.relative_to(REPO)),
+    cases = walked.get(notebook.name, [])
+    code_cells = [c for c in nbformat.read(notebook, as_version=4).cells if c.cell_type == "code"]
+    assert len(cases) == len(code_cells), f"nbval ran {len(cases)} of {len(code_cells)} cells"
+    failed = [
+        f"{case.get('name')}: {problem.get('message', '')}\n{(problem.text or '')[-2000:]}"
+        for case in cases
+        for problem in [*case.iter("failure"), *case.iter("error")]
     ]
-    # The sandboxes and trees the notebook makes land in tmp_path, which pytest cleans up.
-    environment = {**offline_environment(), "TMPDIR": str(tmp_path)}
-    run = subprocess.run(
-        command, cwd=REPO, env=environment, capture_output=True, text=True, check=False
-    )
-    tail = "\n".join((run.stdout + run.stderr).splitlines()[-TAIL_LINES:])
-    assert run.returncode == 0, (
-        f"{notebook.name} failed under nbval (exit {run.returncode}). If the package changed on "
-        f"purpose, refresh it with `python {Path(__file__).relative_to(REPO)} "
-        f"{notebook.relative_to(REPO)}` and review the diff.\n{tail}"
+    assert not failed, (
+        f"{notebook.name} failed under nbval. If the package changed on purpose, refresh it with "
+        f"`python {Path(__file__).relative_to(REPO)} {notebook.relative_to(REPO)}` and review the "
+        "diff.\n" + "\n".join(failed)
     )
 
 
