@@ -82,6 +82,13 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # The suite starts some 400 Python processes (kernels, graders, nbval, the CLI) and collects a
+    # hundred test modules in every worker: without cached bytecode each process compiles what it
+    # imports anew, and pytest rewrites every test module's asserts again. Some CI images (this
+    # project's too) set PYTHONDONTWRITEBYTECODE; the suite writes its __pycache__/ (git ignores
+    # it) for itself and every process it starts (docs/performance.md has the figures).
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     # Every process a test starts (the CLI, kernels, nbval, the grader) imports this checkout,
     # whatever pip installed: the README's installs are regular ones, not editable.
     paths = [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]

@@ -19,7 +19,6 @@ import nbformat
 import pytest
 from extension_lab import CELL, HANDIN, RELEASE, SOURCE, WRONG, solved
 from lab_class import LABS, hand_in, kernel_env, saved_output, submission
-from nbgrader.nbgraderformat import MetadataValidator
 
 from course_agent.lab.release import release
 from course_agent.lab.restore import released_path
@@ -195,6 +194,8 @@ def test_the_shipped_reference_is_what_the_source_generates(tmp_path: Path) -> N
 
 
 def test_nbgrader_accepts_the_source_seven_automatic_points_and_one_read() -> None:
+    from nbgrader.nbgraderformat import MetadataValidator  # here: 1.3 s each worker would pay
+
     nb = nbformat.read(SOURCE, as_version=4)
     MetadataValidator().validate_nb(nb)
     graded = [cell for cell in nb.cells if "nbgrader" in cell.metadata]

@@ -20,8 +20,6 @@ from extension_lab import solved as ext_solved
 from hypothesis import given
 from hypothesis import strategies as st
 from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
-from nbgrader.nbgraderformat import MetadataValidator
-from nbgrader.preprocessors import ClearSolutions
 from starters import committed_starter, starter
 
 from course_agent.lab.jail import sandbox_problem
@@ -201,6 +199,8 @@ def test_nbgraders_kernels_get_no_key_and_run_in_the_sandbox(nbgrader_course: Pa
 
 
 def test_nbgrader_accepts_the_sources_metadata_and_grades_seven_points() -> None:
+    from nbgrader.nbgraderformat import MetadataValidator  # here: 1.3 s each worker would pay
+
     nb = nbformat.read(SOURCE, as_version=4)
     MetadataValidator().validate_nb(nb)  # raises on a missing grade_id, points, duplicates...
     graded = [cell.metadata.nbgrader for cell in nb.cells if "nbgrader" in cell.metadata]
@@ -224,6 +224,8 @@ def test_any_region_is_stubbed_exactly_as_nbgrader_stubs_it(
     for before, inside in regions:
         code += [*before, f"{indent}### BEGIN SOLUTION", *inside, f"{indent}### END SOLUTION"]
     code = "\n".join(code + tail)
+    from nbgrader.preprocessors import ClearSolutions  # here: 1.3 s each worker would pay
+
     clear = ClearSolutions(code_stub={"python": CODE_STUB})
     cell = nbformat.v4.new_code_cell(code)
     clear._replace_solution_region(cell, "python")

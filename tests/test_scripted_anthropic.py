@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from typing import Any
 
 import pydantic
-from anthropic.types import RawMessageStreamEvent
 from hypothesis import given
 from hypothesis import strategies as st
 from turns import merged
@@ -13,7 +14,15 @@ from turns import merged
 from course_agent.offline.scripted_anthropic import message_events
 from course_agent.providers.anthropic_events import events_from_event
 
-SDK_EVENT = pydantic.TypeAdapter(RawMessageStreamEvent)  # the official SDK's own event type
+
+@functools.cache
+def sdk_event() -> pydantic.TypeAdapter[Any]:
+    """The official SDK's own event type; imported here, as every xdist worker collects this
+    module but one runs it (the SDK takes 2.5 s to import)."""
+    from anthropic.types import RawMessageStreamEvent
+
+    return pydantic.TypeAdapter(RawMessageStreamEvent)
+
 
 words = st.lists(st.text(min_size=1, max_size=8), max_size=5)
 calls = st.lists(
@@ -56,7 +65,7 @@ def test_every_event_validates_and_the_calls_merge_back(text, pieces):
     events = message_events("msg_1", text, named, "tool_use", 1)
     for event in events:
         if event["type"] != "ping":  # the SDK skips pings before it parses events
-            SDK_EVENT.validate_python(event)
+            sdk_event().validate_python(event)
     # Through the wire and back: course_agent's parser and accumulator recover text and calls.
     turn = merged([e for event in events for e in events_from_event(json.loads(json.dumps(event)))])
     assert turn.text == "".join(text)

@@ -2,6 +2,8 @@
 
 Every scripted turn the suite uses (the course's question and INJECT=bad_args, on both wires) is
 streamed to the SDK, which merges the calls its own way; the merge must equal course_agent's.
+Each SDK is imported in the tests that use it: every xdist worker collects this module, one runs
+it, and the two take 3.5 s to import.
 """
 
 from __future__ import annotations
@@ -10,12 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anthropic
-import openai
 import pydantic
 import pytest
-from anthropic.types import RawMessageStreamEvent
-from openai.types.chat import ChatCompletionChunk
 from scripted_gateway import ScriptedGateway
 
 from course_agent.loop import run_agent
@@ -79,6 +77,8 @@ def docs_loop(stream: Any) -> tuple[str, dict[int, Any], list[str]]:
 
 @pytest.mark.parametrize("inject", SCRIPTS)
 def test_the_openai_sdk_merges_what_course_agent_merges(inject, tmp_path):
+    import openai
+
     messages, script = offline_transcript(inject, tmp_path), ScriptedModel(inject)
     with ScriptedGateway(inject=inject) as gateway:
         client = openai.OpenAI(base_url=gateway.url, api_key=KEY, max_retries=0)
@@ -97,6 +97,8 @@ def test_the_openai_sdk_merges_what_course_agent_merges(inject, tmp_path):
 
 
 def test_the_openai_stream_helper_trips_on_index_1(tmp_path):
+    import openai
+
     # The course's trap: the SDK's helper (ChatCompletionStreamState) keeps calls in a list and
     # looks fragment `index` up in it, so a stream whose calls start at index 1, as a gateway in
     # front of Claude sends them, fails inside the SDK. The loop above keys a dict and does not.
@@ -113,6 +115,9 @@ def test_the_openai_stream_helper_trips_on_index_1(tmp_path):
 
 @pytest.mark.parametrize("include_usage", [False, True])
 def test_openai_chunks_validate_and_usage_comes_when_asked(include_usage, tmp_path):
+    import openai
+    from openai.types.chat import ChatCompletionChunk
+
     sent, _ = answered_turns(offline_transcript(None, tmp_path))[0]
     options = {"stream_options": {"include_usage": True}} if include_usage else {}
     with ScriptedGateway() as gateway:
@@ -168,6 +173,8 @@ def tool_input(arguments: str) -> Any:
 
 @pytest.mark.parametrize("inject", SCRIPTS)
 def test_the_anthropic_sdk_merges_what_course_agent_merges(inject, tmp_path):
+    import anthropic
+
     messages, script = offline_transcript(inject, tmp_path), ScriptedModel(inject)
     stop_reasons = {"tool_calls": "tool_use", "stop": "end_turn"}
     with ScriptedGateway(wire="anthropic", inject=inject) as gateway:
@@ -190,6 +197,9 @@ def test_the_anthropic_sdk_merges_what_course_agent_merges(inject, tmp_path):
 
 @pytest.mark.parametrize("inject", SCRIPTS)
 def test_anthropic_events_validate_against_the_sdk_types(inject, tmp_path):
+    import anthropic
+    from anthropic.types import RawMessageStreamEvent
+
     events = pydantic.TypeAdapter(RawMessageStreamEvent)
     messages = offline_transcript(inject, tmp_path)
     with ScriptedGateway(wire="anthropic", inject=inject) as gateway:
