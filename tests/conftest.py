@@ -15,6 +15,7 @@ import pytest
 from gateway import Gateway
 from hypothesis import settings
 from IPython.core.interactiveshell import InteractiveShell
+from lab_install import shared_lab_install
 
 from course_agent.notebook.magics import register
 from course_agent.safety import redaction
@@ -65,6 +66,13 @@ def cli(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     return run
 
 
+@pytest.fixture(scope="session")
+def lab_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv with the README's student install (tests/lab_install.py), once per run: read it,
+    or copy it before changing anything in it."""
+    return shared_lab_install(tmp_path_factory.getbasetemp())
+
+
 @pytest.fixture
 def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> InteractiveShell:
     """A real IPython shell with the extension loaded afresh, in a folder with no .env.
@@ -99,13 +107,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadscopereorder = False
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    # `-n auto`: a worker per core, and one more. Some modules wait rather than compute (a
+    # JupyterLab starting, a browser painting, a gateway's timeouts): with a worker per core the
+    # two cores idled a quarter of the run; a third worker fills that (docs/performance.md).
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else 3
+
+
 # The slow tests: real kernels, nbval and the grader, JupyterLab and a browser, nbgrader, a fresh
 # install. `pytest -m "not slow"` leaves them out. Marked here, never test by test, so a new test
 # is marked by what it does: it (or a fixture it uses, or a function either defines) names one of
 # KERNEL_NAMES, or it is in one of SLOW_FILES (whose kernels start inside helpers of their own).
 KERNEL_NAMES = {
     "NotebookClient", "execute_source", "grade_class", "hand_in", "main_grade", "run_notebook",
-    "sync_playwright", "student_venv",
+    "sync_playwright", "lab_install",
 }  # fmt: skip
 SLOW_FILES = {
     "test_browser.py", "test_lab_class.py", "test_lab_extensions.py", "test_lab_grade.py",

@@ -1,11 +1,11 @@
 """The notebook face in a real browser: JupyterLab on loopback, headless Chromium via Playwright.
 
-JupyterLab runs from a fresh virtual environment made once per test session with the README's
-student install, `pip install ".[lab]"` (of a copy of this checkout): its server and kernels import
-that install, and the save hook is enabled only by the config file the install writes, so a saved
-notebook reopens with static cards exactly as it does for a student. Skipped where /usr/bin/chromium
-or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1 (CI) makes that a failure.
-Screenshots go to tests/artifacts/: look at them.
+JupyterLab runs from a fresh virtual environment made once per test run (tests/lab_install.py) with
+the README's student install, `pip install ".[lab]"` (of a copy of this checkout): its server and
+kernels import that install, and the save hook is enabled only by the config file the install
+writes, so a saved notebook reopens with static cards exactly as it does for a student. Skipped
+where /usr/bin/chromium or playwright is missing, unless COURSE_AGENT_REQUIRE_BROWSER=1 (CI) makes
+that a failure. Screenshots go to tests/artifacts/: look at them.
 """
 
 import importlib.util
@@ -15,7 +15,6 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -29,10 +28,6 @@ from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = Path(__file__).parent / "notebooks"
-SERVER_CONFIG = Path("etc/jupyter/jupyter_server_config.d/course_agent.json")  # in the venv
-# What `pip install .` builds from; copied, so that no build writes into the checkout.
-BUILT_FROM = ["course_agent", "jupyter-config", "pyproject.toml", "README.md"]
-INSTALL = ".[lab]"  # the README's student install
 WIDGETS_PLUGIN = "@jupyter-widgets/jupyterlab-manager:plugin"
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -140,28 +135,8 @@ def wait_for_server(server: subprocess.Popen, url: str, log: Path) -> None:
     raise TimeoutError(f"JupyterLab did not answer {url} in time:\n{log.read_text()}")
 
 
-@pytest.fixture(scope="session")
-def student_venv(tmp_path_factory) -> Path:
-    """A fresh virtual environment with the README's student install, once per test session."""
-    home = tmp_path_factory.mktemp("student")
-    for name in BUILT_FROM:
-        source, copy = REPO / name, home / "checkout" / name
-        if source.is_dir():
-            shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            copy.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, copy)
-    venv = home / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", INSTALL]
-    done = subprocess.run(pip, cwd=home / "checkout", capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, f"pip install {INSTALL} failed:\n{done.stdout}{done.stderr}"
-    assert (venv / SERVER_CONFIG).is_file(), "the install wrote no config enabling the save hook"
-    return venv
-
-
 @pytest.fixture(scope="module")  # one JupyterLab for every browser test (they are all here)
-def lab(tmp_path_factory, student_venv) -> Iterator[Lab]:
+def lab(tmp_path_factory, lab_install) -> Iterator[Lab]:
     home = tmp_path_factory.mktemp("lab")
     root = home / "root"
     root.mkdir()
@@ -174,7 +149,7 @@ def lab(tmp_path_factory, student_venv) -> Iterator[Lab]:
         path.write_text(json.dumps(values))
     port, token = free_port(), secrets.token_hex(16)
     command = [
-        str(student_venv / "bin" / "python"), "-m", "jupyterlab", "--no-browser",
+        str(lab_install / "bin" / "python"), "-m", "jupyterlab", "--no-browser",
         f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         f"--LabApp.user_settings_dir={settings}", f"--LabApp.workspaces_dir={home / 'workspaces'}",
