@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import compileall
 import importlib.util
 import marshal
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +13,7 @@ from pathlib import Path
 import pytest
 from lab_class import kernel_env
 
+from course_agent.lab import strip
 from course_agent.lab.labs import LABS
 from course_agent.lab.strip import NOT_AVAILABLE, strip_functions, stripped_package
 
@@ -52,6 +55,9 @@ def test_stripping_replaces_bodies_by_name_and_refuses_a_name_it_cannot_find() -
 def test_the_copys_bytecode_is_fresh_and_holds_no_answer(lab: str) -> None:
     folder = stripped_package(LABS[lab])
     sources = sorted((folder / "course_agent").rglob("*.py"))
+    # No bytecode without its source: a renamed module's old .pyc may hold an older answer.
+    for compiled in (folder / "course_agent").rglob("__pycache__/*.pyc"):
+        assert (compiled.parent.parent / f"{compiled.name.split('.')[0]}.py").exists(), compiled
     # Each module has bytecode a kernel can load as is: it records the source's time and size.
     for source in sources:
         compiled = Path(importlib.util.cache_from_source(str(source)))
@@ -72,3 +78,18 @@ def test_the_copys_bytecode_is_fresh_and_holds_no_answer(lab: str) -> None:
             for part in name.split(".")[1:]:
                 function = getattr(function, part)
             assert NOT_AVAILABLE in function.__code__.co_consts, (compiled, name)
+
+
+def test_bytecode_left_by_a_removed_module_is_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "course_agent"
+    shutil.copytree(strip.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
+    compileall.compile_dir(package, quiet=2)
+    cache = package / "__pycache__"
+    stale = cache / "old_accumulator.cpython-311.pyc"  # a module since renamed, answers and all
+    stale.write_bytes((cache / next(p.name for p in cache.glob("accumulator.*.pyc"))).read_bytes())
+    monkeypatch.setattr(strip, "PACKAGE", package)
+    folder = strip._stripped.__wrapped__(LABS["day03-lab"])
+    assert (folder / "course_agent" / "__pycache__").is_dir()
+    assert not (folder / "course_agent" / "__pycache__" / stale.name).exists()
