@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -390,7 +391,8 @@ def test_a_replay_of_recorded_answers_passes_only_the_seed_it_was_recorded_at() 
     namespace = lab_namespace(exercise_3=REPLAY)
     assert grade(namespace).passed == 7
     check = grade(namespace, seed=SEED + 1).checks[4]
-    assert not check.ok and "an 8001-char result" in check.line  # the course's 20000 replays
+    # The course's 20000 chars replay; which drawn case the line names first depends on the seed.
+    assert not check.ok and re.match(r"truncation: an? \d+-char result", check.line), check.line
 
 
 @pytest.mark.parametrize("number", [6, 7])

@@ -8,6 +8,7 @@ Deliberately not handled: running the JavaScript (no Node needed; the agent only
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import random
 import shutil
@@ -82,6 +83,7 @@ _HALVES = [("7, 2", "3.5"), ("9, 2", "4.5"), ("5, 2", "2.5"), ("3, 2", "1.5"), (
 _WHOLES = [("6, 3", "2"), ("8, 4", "2"), ("9, 3", "3"), ("8, 2", "4"), ("4, 2", "2")]
 
 
+@functools.lru_cache(maxsize=16)  # a seed's sandbox is built again for every check that asks
 def _rates_csv(shift: int = 0) -> str:
     """750 rows of made-up exchange rates: a pure function of the row number (and `shift`, which
     moves every rate but keeps its width "1.dddd"), so always equal for one seed."""
