@@ -87,9 +87,13 @@ def test_bytecode_left_by_a_removed_module_is_not_copied(
     shutil.copytree(strip.PACKAGE, package, ignore=shutil.ignore_patterns("__pycache__"))
     compileall.compile_dir(package, quiet=2)
     cache = package / "__pycache__"
-    stale = cache / "old_accumulator.cpython-311.pyc"  # a module since renamed, answers and all
-    stale.write_bytes((cache / next(p.name for p in cache.glob("accumulator.*.pyc"))).read_bytes())
+    answers = (cache / next(p.name for p in cache.glob("accumulator.*.pyc"))).read_bytes()
+    (cache / "old_accumulator.cpython-311.pyc").write_bytes(answers)  # a module since renamed
+    (package / "accumulator.pyc").write_bytes(answers)  # legacy bytecode beside its source
     monkeypatch.setattr(strip, "PACKAGE", package)
     folder = strip._stripped.__wrapped__(LABS["day03-lab"])
     assert (folder / "course_agent" / "__pycache__").is_dir()
-    assert not (folder / "course_agent" / "__pycache__" / stale.name).exists()
+    assert not (
+        folder / "course_agent" / "__pycache__" / "old_accumulator.cpython-311.pyc"
+    ).exists()
+    assert not (folder / "course_agent" / "accumulator.pyc").exists()

@@ -88,9 +88,10 @@ def _stripped(lab: Lab) -> Path:
     # The bytecode comes along: copy2 keeps each source's time and size, which its .pyc records,
     # so a kernel loads the unchanged modules instead of compiling the whole package anew.
     shutil.copytree(PACKAGE, copy)
-    for compiled in copy.rglob("__pycache__/*.pyc"):
-        if not (compiled.parent.parent / f"{compiled.name.split('.')[0]}.py").exists():
-            compiled.unlink()  # a removed or renamed module's: it may hold an older answer
+    for compiled in copy.rglob("*.pyc"):
+        source = compiled.parent.parent / f"{compiled.name.split('.')[0]}.py"
+        if compiled.parent.name != "__pycache__" or not source.exists():
+            compiled.unlink()  # a legacy one, or a removed or renamed module's: an older answer
     by_module: defaultdict[str, set[str]] = defaultdict(set)
     for module, name in lab.stripped:
         by_module[module].add(name)
