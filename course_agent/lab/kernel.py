@@ -184,6 +184,9 @@ def run_notebook(
             timeout=timeout,
             allow_errors=True,
             record_timing=False,
+            # Killed once its cells ran, not asked to exit and waited for (0.1 s a notebook):
+            # nothing it would still do counts, and its folder goes anyway.
+            shutdown_kernel="immediate",
             resources={"metadata": {"path": str(folder)}},
             on_cell_start=lambda cell, cell_index: started.append(cell_index),
             on_cell_executed=None if on_reply is None else _replies_to(on_reply),
