@@ -53,3 +53,18 @@ def test_jsonschema_still_loads_and_only_that_import_fails() -> None:
     assert done.returncode == 0, done.stderr
     # The one format left unchecked is "iri"; the others (a date, say) still are.
     assert done.stdout.splitlines() == ["False True", "False", "blocked"]
+
+
+def test_the_hand_in_reads_no_option_the_students_install_lacks(tmp_path: Path) -> None:
+    # The student's `lab` install has no pytest-timeout (nor anything else of `test`): every
+    # pyproject option must be one core pytest or nbval knows, or it warns in every hand-in.
+    (tmp_path / "labs").mkdir()
+    (tmp_path / "pyproject.toml").write_bytes((REPO / "pyproject.toml").read_bytes())
+    (tmp_path / "labs" / "conftest.py").write_bytes((LABS / "conftest.py").read_bytes())
+    (tmp_path / "labs" / "day03-lab.ipynb").write_bytes(RELEASE.read_bytes())
+    without = ["-p", "no:timeout", "-p", "no:xdist", "-p", "no:hypothesispytest"]
+    command = [sys.executable, *HANDIN.split()[1:], *without, "--collect-only", "-q", "-W", "error"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Unknown config option" not in done.stdout + done.stderr, (
+        done.stdout[-2000:] + done.stderr[-2000:]
+    )
