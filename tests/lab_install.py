@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-__all__ = ["BUILT_FROM", "INSTALL", "SERVER_CONFIG", "shared_lab_install"]
+__all__ = ["shared_lab_install"]
 
 REPO = Path(__file__).resolve().parent.parent
 # What `pip install .` builds from; copied, so that no build writes into the checkout.

@@ -88,18 +88,19 @@ def _stripped(lab: Lab) -> Path:
     # The bytecode comes along: copy2 keeps each source's time and size, which its .pyc records,
     # so a kernel loads the unchanged modules instead of compiling the whole package anew.
     shutil.copytree(PACKAGE, copy)
-    for compiled in copy.rglob("*.pyc"):
-        source = compiled.parent.parent / f"{compiled.name.split('.')[0]}.py"
-        if compiled.parent.name != "__pycache__" or not source.exists():
-            compiled.unlink()  # a legacy one, or a removed or renamed module's: an older answer
     by_module: defaultdict[str, set[str]] = defaultdict(set)
     for module, name in lab.stripped:
         by_module[module].add(name)
+    stripped = {folder.joinpath(*module.split(".")).with_suffix(".py") for module in by_module}
+    for compiled in copy.rglob("*.pyc"):
+        # Kept only in __pycache__/, beside a source that stays as it was: a stripped module's
+        # original, a legacy .pyc or a removed module's may hold the answers (marshal loads them).
+        source = compiled.parent.parent / f"{compiled.name.split('.')[0]}.py"
+        if compiled.parent.name != "__pycache__" or source in stripped or not source.exists():
+            compiled.unlink()
     for module, names in by_module.items():
         path = folder.joinpath(*module.split(".")).with_suffix(".py")
         path.write_text(strip_functions(path.read_text(encoding="utf-8"), names), encoding="utf-8")
-        for compiled in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
-            compiled.unlink()  # the original's bytecode: the answers, loadable with marshal
     (folder / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
     # Whatever has no bytecode yet (the stripped modules): the sandbox binds the copy read-only.
     compileall.compile_dir(copy, quiet=2, workers=1)

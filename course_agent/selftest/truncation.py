@@ -42,9 +42,8 @@ def _text(rng: random.Random, size: int) -> str:
     # part); a line is at least 11 chars ("00000 ok 0\n"), so size // 11 + 1 lines reach size.
     count = size // 11 + 1
     words, numbers = rng.choices(WORDS, k=count), rng.choices(range(10_000), k=count)
-    text = "".join(
-        f"{n:05d} {w} {x}\n" for n, (w, x) in enumerate(zip(words, numbers, strict=True))
-    )
+    lines = enumerate(zip(words, numbers, strict=True))
+    text = "".join(f"{n:05d} {word} {number}\n" for n, (word, number) in lines)
     return text[: size - 1] + "\n"
 
 
