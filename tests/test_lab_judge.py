@@ -306,7 +306,13 @@ def test_a_replayed_answer_is_told_where_it_differs_from_this_run(
 ) -> None:
     lines = details(graded["replays-checks-6-and-7"])
     assert "not the file's head, the note and its tail: at char" in lines[6]
-    assert "grep fed back other text than this repository holds, at char" in lines[7]
+    # The grader's seed is fresh each run: about one in twenty draws a repository whose grep line
+    # is the recorded one's too, and then the call ids are what differ (both measured, 40 seeds).
+    assert re.search(
+        r"grep fed back other text than this repository holds, at char"
+        r"|the transcript's call ids .+ are not the ones this run's stream sent",
+        lines[7],
+    ), lines[7]
 
 
 def test_an_answer_too_deep_to_read_is_said_so(graded: dict[str, dict[str, str]]) -> None:
