@@ -29,18 +29,24 @@ from course_agent.lab.grade import GradeRow, row_from_report
 from course_agent.lab.restore import restore
 from course_agent.lab.score import score_namespace
 
-__all__ = ["MIXTURE_120", "build_class", "expected_checks", "score_without_kernel"]
+__all__ = ["ENDLESS_DRAIN", "MIXTURE_120", "build_class", "expected_checks", "score_without_kernel"]
 
 IMPORTS = {
     1: "from course_agent import ToolCallAccumulator",
     2: "from course_agent import execute_call",
     3: "from course_agent import truncate_result",
 }
+# A student's loop that never ends. It sleeps: the grader's limit is wall time, and a busy loop
+# would only take its 10-15 s of CPU from the tests running beside it (the jail's tests burn CPU
+# against the CPU limit).
 ENDLESS_DRAIN = """
 
+import time
+
+
 def endless_drain(self):
-    while True:  # a student's loop that never ends
-        pass
+    while True:
+        time.sleep(0.1)
 
 
 ToolCallAccumulator.drain = endless_drain"""

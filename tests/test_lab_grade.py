@@ -16,6 +16,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from class_mixture import ENDLESS_DRAIN
 from lab_class import RELEASE, SOURCE, kernel_env, solution, solved, submission
 from test_selftest import REPLAY
 
@@ -24,15 +25,6 @@ from course_agent.lab.grade_command import main_grade, print_table
 
 TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
 KEY = "sk-grader-probe-0123456789"
-
-ENDLESS_DRAIN = """
-
-def endless_drain(self):
-    while True:  # a student's loop that never ends
-        pass
-
-
-ToolCallAccumulator.drain = endless_drain"""
 
 FAKE_REPORT = """\
 from IPython.display import display

@@ -96,6 +96,8 @@ def execute_call(tools, call, ctx):
 # The respondent replaced in the kernel: it answers what the notebook likes, for each check.
 RESPOND = """
 
+import time as _time
+
 import course_agent.lab.respond as _respond
 
 
@@ -108,8 +110,8 @@ def _answer(lab, number, asks, **functions):
     if number == {too_much}:
         return _respond.Answer({{"check": number, "answers": ["x" * 5_000_000]}})
     if number == {never}:
-        while True:
-            pass
+        while True:  # asleep: the grader's limit is wall time, and spinning would cost the suite
+            _time.sleep(0.1)
     return _real(lab, number, asks, **functions)
 
 
