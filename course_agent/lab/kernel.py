@@ -27,7 +27,15 @@ from course_agent.lab.jail import Limits, kernel_manager
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
 
-__all__ = ["OUTPUT_LIMIT", "bounded", "is_key_name", "kernel_environment", "run_notebook"]
+__all__ = [
+    "LAUNCH",
+    "OUTPUT_LIMIT",
+    "bounded",
+    "current_env_specs",
+    "is_key_name",
+    "kernel_environment",
+    "run_notebook",
+]
 
 # OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
 KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
@@ -41,6 +49,13 @@ OUTPUT_LIMIT = 10_000_000
 # (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
 QUEUED_MESSAGES = 100
 LARGEST_MESSAGE = 20_000_000  # bytes
+# How a lab's kernel starts: ipykernel_launcher's steps (the working folder off the import path,
+# then the app), less the debugger. ipykernel imports debugpy as it starts, 60 of the 220 ms of
+# CPU a kernel's start takes (measured); nobody attaches a debugger to a kernel that grades.
+LAUNCH = (
+    "import sys; del sys.path[0]; sys.modules['debugpy'] = None; "
+    "from ipykernel import kernelapp; kernelapp.launch_new_instance()"
+)
 
 
 def bounded(sock: Any) -> Any:
@@ -74,24 +89,39 @@ def kernel_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
 
 
 @functools.cache
+def _current_env_specs() -> type:
+    """Kernel specs that, whatever the name asked for, give this interpreter's ipykernel, started
+    by LAUNCH (nbval's --nbval-current-env, less the debugger)."""
+    import ipykernel.kernelspec
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    class CurrentEnvSpecs(KernelSpecManager):
+        def get_kernel_spec(self, kernel_name: str) -> Any:
+            spec = ipykernel.kernelspec.get_kernel_dict()
+            # [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]: the module's place
+            where = spec["argv"].index("-m")
+            spec["argv"][where : where + 2] = ["-c", LAUNCH]
+            return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES, **spec)
+
+    return CurrentEnvSpecs
+
+
+def current_env_specs() -> Any:
+    """A KernelSpecManager whose every kernel is this interpreter's, started without a debugger."""
+    return _current_env_specs()()
+
+
+@functools.cache
 def _current_env_kernels() -> type:
     """A kernel manager whose kernels run this interpreter, like nbval's --nbval-current-env.
 
     Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
     """
-    import ipykernel.kernelspec
     import zmq.asyncio
     from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import Type, default
-
-    class CurrentEnvSpecs(KernelSpecManager):
-        def get_kernel_spec(self, kernel_name: str) -> Any:
-            return self.kernel_spec_class(
-                resource_dir=ipykernel.kernelspec.RESOURCES,
-                **ipykernel.kernelspec.get_kernel_dict(),
-            )
 
     class BoundedSockets(zmq.asyncio.Context):
         # Set before each socket connects, where it takes effect.
@@ -109,7 +139,7 @@ def _current_env_kernels() -> type:
 
         @default("kernel_spec_manager")
         def _default_kernel_spec_manager(self) -> KernelSpecManager:
-            return CurrentEnvSpecs()
+            return current_env_specs()
 
     return CurrentEnvKernelManager
 

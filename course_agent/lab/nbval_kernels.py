@@ -18,10 +18,10 @@ from typing import Any
 
 import zmq
 from jupyter_client.manager import KernelManager
-from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager, RunningKernel
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
 
 from course_agent.lab.jail import blocking_kernel_manager
-from course_agent.lab.kernel import OUTPUT_LIMIT, bounded, kernel_environment
+from course_agent.lab.kernel import OUTPUT_LIMIT, bounded, current_env_specs, kernel_environment
 
 __all__ = ["WatchedKernel", "start_kernel"]
 
@@ -77,7 +77,7 @@ class WatchedKernel(RunningKernel):
 def start_kernel(folder: Path, startup_timeout: float, *, sandbox: bool) -> WatchedKernel:
     """A kernel of this interpreter for nbval, started in `folder`: jailed there (`folder` its one
     writable place) with `sandbox`, else a plain one without keys."""
-    specs = NbvalKernelspecManager()
+    specs = current_env_specs()  # nbval's current-env kernel, started without a debugger
     if sandbox:
         manager = blocking_kernel_manager(
             kernel_name=CURRENT_ENV_KERNEL_NAME, kernel_spec_manager=specs
