@@ -108,10 +108,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    # `-n auto`: a worker per core, and one more. Some modules wait rather than compute (a
-    # JupyterLab starting, a browser painting, a gateway's timeouts): with a worker per core the
-    # two cores idled a quarter of the run; a third worker fills that (docs/performance.md).
-    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else 3
+    # `-n auto`: a worker per core, and two more. Some modules wait rather than compute (a
+    # JupyterLab starting, a browser painting, a gateway's timeouts, a graded endless loop): with
+    # a worker per core the two cores idled a quarter of the run, with one more an eighth; the
+    # others' work fills that (docs/performance.md).
+    return len(os.sched_getaffinity(0)) + 2 if hasattr(os, "sched_getaffinity") else 4
 
 
 # The slow tests: real kernels, nbval and the grader, JupyterLab and a browser, nbgrader, a fresh
