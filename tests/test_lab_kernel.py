@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -165,3 +167,15 @@ def test_nbvals_kernel_starts_without_the_debugger_too(tmp_path: Path, sandbox: 
     assert reply["content"]["status"] == "ok"
     printed = [m["content"]["text"] for m in seen if m["header"]["msg_type"] == "stream"]
     assert "".join(printed) == "None False\n"
+
+
+def test_a_kernel_under_pythonsafepath_keeps_all_of_its_import_path(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With PYTHONSAFEPATH set, Python puts no '' first: LAUNCH must then remove nothing.
+    monkeypatch.setenv("PYTHONSAFEPATH", "1")
+    show = "import json, sys; print(json.dumps(sys.path))"
+    plain = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True, check=True)
+    nb = notebook(show)
+    assert run_notebook(nb, timeout=30) == ""
+    assert set(json.loads(plain.stdout)) <= set(json.loads(streamed(nb.cells[0])))

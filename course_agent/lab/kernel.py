@@ -50,12 +50,17 @@ OUTPUT_LIMIT = 10_000_000
 QUEUED_MESSAGES = 100
 LARGEST_MESSAGE = 20_000_000  # bytes
 # How a lab's kernel starts: ipykernel_launcher's steps (the working folder off the import path,
-# then the app), less the debugger. ipykernel imports debugpy as it starts, 60 of the 220 ms of
-# CPU a kernel's start takes (measured); nobody attaches a debugger to a kernel that grades.
-LAUNCH = (
-    "import sys; del sys.path[0]; sys.modules['debugpy'] = None; "
-    "from ipykernel import kernelapp; kernelapp.launch_new_instance()"
-)
+# unless PYTHONSAFEPATH left it off already; then the app), less the debugger. ipykernel imports
+# debugpy as it starts, 60 of the 220 ms of CPU a kernel's start takes (measured); nobody
+# attaches a debugger to a kernel that grades.
+LAUNCH = """\
+import sys
+if sys.path and sys.path[0] == "":
+    del sys.path[0]
+sys.modules["debugpy"] = None
+from ipykernel import kernelapp
+kernelapp.launch_new_instance()
+"""
 
 
 def bounded(sock: Any) -> Any:
