@@ -23,19 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from course_agent.lab.jail import Limits, kernel_manager
+from course_agent.lab.kernel_spec import current_env_specs
 
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
 
-__all__ = [
-    "LAUNCH",
-    "OUTPUT_LIMIT",
-    "bounded",
-    "current_env_specs",
-    "is_key_name",
-    "kernel_environment",
-    "run_notebook",
-]
+__all__ = ["OUTPUT_LIMIT", "bounded", "is_key_name", "kernel_environment", "run_notebook"]
 
 # OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
 KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
@@ -49,18 +42,6 @@ OUTPUT_LIMIT = 10_000_000
 # (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
 QUEUED_MESSAGES = 100
 LARGEST_MESSAGE = 20_000_000  # bytes
-# How a lab's kernel starts: ipykernel_launcher's steps (the working folder off the import path,
-# unless PYTHONSAFEPATH left it off already; then the app), less the debugger. ipykernel imports
-# debugpy as it starts, 60 of the 220 ms of CPU a kernel's start takes (measured); nobody
-# attaches a debugger to a kernel that grades.
-LAUNCH = """\
-import sys
-if sys.path and sys.path[0] == "":
-    del sys.path[0]
-sys.modules["debugpy"] = None
-from ipykernel import kernelapp
-kernelapp.launch_new_instance()
-"""
 
 
 def bounded(sock: Any) -> Any:
@@ -91,29 +72,6 @@ def kernel_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
         for name, value in environ.items()
         if not is_key_name(name) and not any(secret in value for secret in secrets)
     }
-
-
-@functools.cache
-def _current_env_specs() -> type:
-    """Kernel specs that, whatever the name asked for, give this interpreter's ipykernel, started
-    by LAUNCH (nbval's --nbval-current-env, less the debugger)."""
-    import ipykernel.kernelspec
-    from jupyter_client.kernelspec import KernelSpecManager
-
-    class CurrentEnvSpecs(KernelSpecManager):
-        def get_kernel_spec(self, kernel_name: str) -> Any:
-            spec = ipykernel.kernelspec.get_kernel_dict()
-            # [python, "-m", "ipykernel_launcher", "-f", "{connection_file}"]: the module's place
-            where = spec["argv"].index("-m")
-            spec["argv"][where : where + 2] = ["-c", LAUNCH]
-            return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES, **spec)
-
-    return CurrentEnvSpecs
-
-
-def current_env_specs() -> Any:
-    """A KernelSpecManager whose every kernel is this interpreter's, started without a debugger."""
-    return _current_env_specs()()
 
 
 @functools.cache
