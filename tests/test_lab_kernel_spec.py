@@ -63,3 +63,29 @@ def test_a_kernel_under_pythonsafepath_keeps_all_of_its_import_path(
     nb = notebook(show)
     assert run_notebook(nb, timeout=30) == ""
     assert set(json.loads(plain.stdout)) <= set(json.loads(streamed(nb.cells[0])))
+
+
+# The adversary of LAUNCH's first step: a module named like one the kernel imports as it starts,
+# planted in the folder it starts in. It must never run (ipykernel_launcher's own guarantee).
+PLANTED = "open('planted-ran', 'w').close()\nraise SystemExit('the planted json.py ran')\n"
+
+
+def test_a_module_planted_where_the_kernel_starts_is_not_imported(tmp_path: Path) -> None:
+    (tmp_path / "json.py").write_text(PLANTED)
+    nb = notebook(
+        "import json\nprint(json.__file__ != 'json.py' and 'planted' not in json.__file__)"
+    )
+    assert run_notebook(nb, timeout=30, cwd=tmp_path) == ""
+    assert streamed(nb.cells[0]) == "True\n"
+    assert not (tmp_path / "planted-ran").exists()
+
+
+def test_nor_where_nbvals_kernel_starts(tmp_path: Path) -> None:
+    (tmp_path / "json.py").write_text(PLANTED)
+    kernel = start_kernel(tmp_path, startup_timeout=30, sandbox=False)
+    try:
+        reply = kernel.kc.execute_interactive("import json", timeout=30)
+    finally:
+        kernel.stop()
+    assert reply["content"]["status"] == "ok"
+    assert not (tmp_path / "planted-ran").exists()
