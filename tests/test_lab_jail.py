@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
+from code_cells import notebook, streamed
 from lab_class import kernel_env, submission
 from nbclient.exceptions import DeadKernelError
 
@@ -44,19 +44,10 @@ SANDBOX_NAMES |= {"PAGER", "GIT_PAGER", "MPLBACKEND"}
 FORKS = 300  # a fork bomb's attempts: far above LIMITS.processes, small enough to be harmless
 
 
-def streamed(cell) -> str:
-    """What a cell printed: a busy kernel may flush one print in more than one stream output."""
-    return "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
-
-
 @pytest.fixture(autouse=True, scope="module")
 def sandbox_here() -> None:
     # Not a skip: grading refuses to run without a sandbox, and .ci/run installs bubblewrap.
     assert sandbox_problem() == "", sandbox_problem()
-
-
-def notebook(*sources: str) -> Any:
-    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
 
 
 def attacks(where: dict[str, Any]) -> dict[str, str]:

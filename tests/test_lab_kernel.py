@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import nbformat
 import pytest
+from code_cells import notebook, streamed
 from hypothesis import given
 from hypothesis import strategies as st
 from lab_class import kernel_env
@@ -14,11 +14,6 @@ from lab_class import kernel_env
 from course_agent.lab.kernel import OUTPUT_LIMIT, is_key_name, kernel_environment, run_notebook
 
 KEY = "sk-kernel-probe-0123456789"
-
-
-def streamed(cell) -> str:
-    """What a cell printed: a busy kernel may flush one print in more than one stream output."""
-    return "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
 
 
 @pytest.mark.parametrize(
@@ -71,10 +66,6 @@ def test_what_is_kept_is_part_of_the_input_and_holds_no_key(environ: dict[str, s
     assert not any(is_key_name(name) for name in kept)
     removed = [value for name, value in environ.items() if is_key_name(name) and len(value) >= 8]
     assert not any(secret in value for secret in removed for value in kept.values())
-
-
-def notebook(*sources: str):
-    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
 
 
 def test_a_kernel_sees_no_key_and_starts_in_an_empty_folder(

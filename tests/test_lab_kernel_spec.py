@@ -8,21 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
+from code_cells import notebook, streamed
 
 from course_agent.lab.kernel import run_notebook
 from course_agent.lab.nbval_kernels import start_kernel
-
-
-def notebook(*sources: str):
-    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
-
-
-def streamed(cell) -> str:
-    """What a cell printed: a busy kernel may flush one print in more than one stream output."""
-    return "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
-
 
 # What a kernel shows of how it started: debugpy (None: refused), and whether the folder it started
 # in comes first on its import path, before the standard library (it must not, as with
