@@ -15,7 +15,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from course_agent.lab.release import release_notebooks, write_notebook
+from course_agent.lab.labs import write_notebook
+from course_agent.lab.release import release_notebooks
 
 __all__ = ["committed_starter", "starter"]
 

@@ -23,11 +23,11 @@ from lab_class import LABS, RELEASE, SOURCE, kernel_env, solved, submission
 from starters import committed_starter, starter
 
 from course_agent.lab.jail import sandbox_problem
+from course_agent.lab.labs import SELFTEST_CELL
 from course_agent.lab.release import (
     CODE_STUB,
     EXPECTED,
     NOTEBOOK_METADATA,
-    SELFTEST_CELL,
     main_lab,
     release,
     release_notebooks,

@@ -19,8 +19,7 @@ import json
 import shutil
 from pathlib import Path
 
-from course_agent.lab.labs import LABS, Lab, find_lab
-from course_agent.lab.release import SELFTEST_CELL, write_notebook
+from course_agent.lab.labs import LABS, SELFTEST_CELL, Lab, find_lab, write_notebook
 
 __all__ = [
     "PACKAGE_FILES",

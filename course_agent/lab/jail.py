@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from course_agent.lab.cgroups import Cgroups, cgroup_folders
+from course_agent.lab.kernel_spec import current_env_kernels
 
 __all__ = [
     "GB",
     "Limits",
     "blocking_kernel_manager",
     "jail_command",
+    "jailed_kernels",
     "kernel_manager",
     "sandbox_problem",
 ]
@@ -262,11 +264,10 @@ class _Sandbox:
 
 
 @functools.cache
-def _jailed_kernels() -> type:
+def jailed_kernels() -> type:
     """The grader's manager (async, for nbclient): the current-env kernel, jailed."""
-    from course_agent.lab.kernel import _current_env_kernels
 
-    class JailedKernels(_Sandbox, _current_env_kernels()):  # type: ignore[misc]
+    class JailedKernels(_Sandbox, current_env_kernels()):  # type: ignore[misc]
         # AsyncKernelManager binds these names to the base class's functions, not to overrides
         start_kernel = _Sandbox._async_start_kernel
         cleanup_resources = _Sandbox._async_cleanup_resources
@@ -297,7 +298,7 @@ def kernel_manager(
     its shutdown (or cleanup_resources, or `release()`) kills what is left, removes its cgroups
     and that folder.
     """
-    manager = _jailed_kernels()()
+    manager = jailed_kernels()()
     manager.limits, manager.private, manager.binds = limits or Limits(), folder, tuple(binds)
     return manager
 

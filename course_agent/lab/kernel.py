@@ -23,12 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from course_agent.lab.jail import Limits, kernel_manager
-from course_agent.lab.kernel_spec import current_env_specs
+from course_agent.lab.kernel_spec import current_env_kernels
 
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
 
-__all__ = ["OUTPUT_LIMIT", "bounded", "is_key_name", "kernel_environment", "run_notebook"]
+__all__ = ["OUTPUT_LIMIT", "is_key_name", "kernel_environment", "run_notebook"]
 
 # OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
 KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
@@ -36,21 +36,6 @@ SHORTEST_KEY = 8  # a removed value this long is also looked for inside the valu
 # Characters of output a run keeps, all cells together; later outputs are dropped. A lab prints a
 # few thousand; a loop printing forever must not fill the grader's memory (1.9 GB in 10 s).
 OUTPUT_LIMIT = 10_000_000
-# What may wait unread from one kernel. A kernel printing faster than we read queued 1000 messages,
-# each what it printed in a fifth of a second (the grader reached 651 MB in 10 s); past 100 the
-# kernel's side drops them, and one over 20 MB cuts its output connection for the rest of the run
-# (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
-QUEUED_MESSAGES = 100
-LARGEST_MESSAGE = 20_000_000  # bytes
-
-
-def bounded(sock: Any) -> Any:
-    """A zmq socket that queues at most QUEUED_MESSAGES and takes none over LARGEST_MESSAGE."""
-    import zmq
-
-    sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
-    sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
-    return sock
 
 
 def is_key_name(name: str) -> bool:
@@ -72,39 +57,6 @@ def kernel_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
         for name, value in environ.items()
         if not is_key_name(name) and not any(secret in value for secret in secrets)
     }
-
-
-@functools.cache
-def _current_env_kernels() -> type:
-    """A kernel manager whose kernels run this interpreter, like nbval's --nbval-current-env.
-
-    Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
-    """
-    import zmq.asyncio
-    from jupyter_client.asynchronous import AsyncKernelClient
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-    from traitlets import Type, default
-
-    class BoundedSockets(zmq.asyncio.Context):
-        # Set before each socket connects, where it takes effect.
-        def socket(self, *args: Any, **kwargs: Any) -> Any:
-            return bounded(super().socket(*args, **kwargs))
-
-    class BoundedClient(AsyncKernelClient):
-        @default("context")
-        def _context_default(self) -> zmq.asyncio.Context:
-            self._created_context = True  # so that the client destroys it when done
-            return BoundedSockets()
-
-    class CurrentEnvKernelManager(AsyncKernelManager):
-        client_factory = Type(BoundedClient)
-
-        @default("kernel_spec_manager")
-        def _default_kernel_spec_manager(self) -> KernelSpecManager:
-            return current_env_specs()
-
-    return CurrentEnvKernelManager
 
 
 @functools.cache
@@ -170,7 +122,7 @@ def run_notebook(
         if sandbox:
             km = kernel_manager(folder, limits=limits or Limits(), binds=binds)
         else:
-            km = _current_env_kernels()(kernel_name="current-env")
+            km = current_env_kernels()(kernel_name="current-env")
         client = _capped_client()(
             nb,
             km=km,

@@ -1,7 +1,8 @@
 """How a lab's kernel starts: this interpreter's ipykernel, whatever kernel name is asked for,
-as nbval's --nbval-current-env starts it, less the debugger.
+as nbval's --nbval-current-env starts it, less the debugger; its manager's sockets bounded.
 
-The grader's kernels, nbval's in the hand-in and nbgrader's all take their spec from here.
+The grader's kernels, nbval's in the hand-in and nbgrader's all take their spec and manager
+from here (jail.py wraps the manager, kernel.py runs it: neither imports the other back).
 Deliberately not handled: where the kernel runs and what it may reach (lab/jail.py), and its
 environment (kernel_environment in lab/kernel.py).
 """
@@ -11,7 +12,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-__all__ = ["LAUNCH", "current_env_specs"]
+__all__ = [
+    "LARGEST_MESSAGE",
+    "LAUNCH",
+    "QUEUED_MESSAGES",
+    "bounded",
+    "current_env_kernels",
+    "current_env_specs",
+]
 
 # How a lab's kernel starts: ipykernel_launcher's steps (the working folder off the import path,
 # unless PYTHONSAFEPATH left it off already; then the app), less the debugger. ipykernel imports
@@ -25,6 +33,22 @@ sys.modules["debugpy"] = None
 from ipykernel import kernelapp
 kernelapp.launch_new_instance()
 """
+
+# What may wait unread from one kernel. A kernel printing faster than we read queued 1000 messages,
+# each what it printed in a fifth of a second (the grader reached 651 MB in 10 s); past 100 the
+# kernel's side drops them, and one over 20 MB cuts its output connection for the rest of the run
+# (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
+QUEUED_MESSAGES = 100
+LARGEST_MESSAGE = 20_000_000  # bytes
+
+
+def bounded(sock: Any) -> Any:
+    """A zmq socket that queues at most QUEUED_MESSAGES and takes none over LARGEST_MESSAGE."""
+    import zmq
+
+    sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
+    sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
+    return sock
 
 
 @functools.cache
@@ -48,3 +72,36 @@ def _current_env_specs() -> type:
 def current_env_specs() -> Any:
     """A KernelSpecManager whose every kernel is this interpreter's, started without a debugger."""
     return _current_env_specs()()
+
+
+@functools.cache
+def current_env_kernels() -> type:
+    """A kernel manager whose kernels run this interpreter, like nbval's --nbval-current-env.
+
+    Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
+    """
+    import zmq.asyncio
+    from jupyter_client.asynchronous import AsyncKernelClient
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import Type, default
+
+    class BoundedSockets(zmq.asyncio.Context):
+        # Set before each socket connects, where it takes effect.
+        def socket(self, *args: Any, **kwargs: Any) -> Any:
+            return bounded(super().socket(*args, **kwargs))
+
+    class BoundedClient(AsyncKernelClient):
+        @default("context")
+        def _context_default(self) -> zmq.asyncio.Context:
+            self._created_context = True  # so that the client destroys it when done
+            return BoundedSockets()
+
+    class CurrentEnvKernelManager(AsyncKernelManager):
+        client_factory = Type(BoundedClient)
+
+        @default("kernel_spec_manager")
+        def _default_kernel_spec_manager(self) -> KernelSpecManager:
+            return current_env_specs()
+
+    return CurrentEnvKernelManager

@@ -3,7 +3,8 @@ answers a person reads.
 
 Release, restore, the hand-in, the grader and the notebook's self-test cell all look a lab up
 here, so a second lab is one more entry, not a second copy of the machinery. A notebook's lab is
-told by its cells: nbgrader keeps every cell's id, whatever the student calls the file.
+told by its cells: nbgrader keeps every cell's id, whatever the student calls the file; every
+lab's notebook is written by `write_notebook`, the same bytes for the same cells.
 Deliberately not handled: labs shipped outside the package (a course's own folder of releases).
 """
 
@@ -19,7 +20,18 @@ from course_agent.selftest.extensions import EXTENSION_PARTS
 from course_agent.selftest.judge import Part
 from course_agent.selftest.lab import PARTS
 
-__all__ = ["LABS", "Exercise", "Lab", "WrittenAnswer", "detect_lab", "find_lab"]
+__all__ = [
+    "LABS",
+    "SELFTEST_CELL",
+    "Exercise",
+    "Lab",
+    "WrittenAnswer",
+    "detect_lab",
+    "find_lab",
+    "write_notebook",
+]
+
+SELFTEST_CELL = "selftest"  # the id of the one cell whose output nbval compares
 
 
 @dataclass(frozen=True)
@@ -123,3 +135,12 @@ def detect_lab(nb: Any) -> Lab | None:
     shared = {name: len(ids & _locked_ids(name)) for name in LABS if LABS[name].released.is_file()}
     best = max(shared, key=shared.__getitem__, default=None)
     return LABS[best] if best is not None and shared[best] else None
+
+
+def write_notebook(nb: Any, path: Path) -> None:
+    """Validate and write `nb` as nbformat's stable JSON (sorted keys), one newline at the end."""
+    import nbformat
+
+    nbformat.validate(nb)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes((nbformat.writes(nb).rstrip("\n") + "\n").encode("utf-8"))

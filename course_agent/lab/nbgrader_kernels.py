@@ -12,8 +12,9 @@ import functools
 import sys
 from typing import Any
 
-from course_agent.lab.jail import _jailed_kernels, sandbox_problem
-from course_agent.lab.kernel import _current_env_kernels, kernel_environment
+from course_agent.lab.jail import jailed_kernels, sandbox_problem
+from course_agent.lab.kernel import kernel_environment
+from course_agent.lab.kernel_spec import current_env_kernels
 
 __all__ = ["autograde_preprocessors", "chosen_kernels", "scrubbed_kernels"]
 
@@ -22,7 +23,7 @@ __all__ = ["autograde_preprocessors", "chosen_kernels", "scrubbed_kernels"]
 def scrubbed_kernels() -> type:
     """Plain kernels of this interpreter, started with `kernel_environment`: no keys."""
 
-    class ScrubbedKernels(_current_env_kernels()):  # type: ignore[misc]
+    class ScrubbedKernels(current_env_kernels()):  # type: ignore[misc]
         async def _async_pre_start_kernel(self, **kw: Any) -> Any:
             kw["env"] = kernel_environment(kw.get("env"))
             return await super()._async_pre_start_kernel(**kw)
@@ -36,7 +37,7 @@ def chosen_kernels() -> type:
     if problem := sandbox_problem():
         print(f"course-agent: autograde without a sandbox: {problem}", file=sys.stderr)
         return scrubbed_kernels()
-    return _jailed_kernels()
+    return jailed_kernels()
 
 
 @functools.cache

@@ -21,8 +21,8 @@ from jupyter_client.manager import KernelManager
 from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
 
 from course_agent.lab.jail import blocking_kernel_manager
-from course_agent.lab.kernel import OUTPUT_LIMIT, bounded, kernel_environment
-from course_agent.lab.kernel_spec import current_env_specs
+from course_agent.lab.kernel import OUTPUT_LIMIT, kernel_environment
+from course_agent.lab.kernel_spec import bounded, current_env_specs
 
 __all__ = ["WatchedKernel", "start_kernel"]
 

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from course_agent.lab.classroom import add_parser, main_classroom
 from course_agent.lab.grade import run_judged
-from course_agent.lab.labs import LABS, detect_lab
+from course_agent.lab.labs import LABS, SELFTEST_CELL, detect_lab, write_notebook
 from course_agent.lab.restore import is_locked, released_path
 
 __all__ = [
@@ -28,13 +29,11 @@ __all__ = [
     "EXPECTED",
     "FULL_MARKS",
     "NOTEBOOK_METADATA",
-    "SELFTEST_CELL",
     "execute_source",
     "main_lab",
     "release",
     "release_notebooks",
     "stub_solutions",
-    "write_notebook",
 ]
 
 # nbgrader's delimiters, found anywhere in a line as nbgrader finds them.
@@ -45,7 +44,6 @@ CODE_STUB = (
     'raise NotImplementedError("write this part: the TODO comment above says what it must do")'
 )
 TEXT_STUB = "YOUR ANSWER HERE"  # nbgrader's, for a markdown answer cell (the extension lab's)
-SELFTEST_CELL = "selftest"  # the id of the one cell whose output nbval compares
 EXPECTED = "7/7 passed"  # the day-three lab's; another lab's is its own N/N
 FULL_MARKS = re.compile(r"([1-9]\d*)/\1 passed")
 KEPT_CELL_METADATA = ("deletable", "editable", "nbgrader", "tags")
@@ -161,15 +159,6 @@ def release_notebooks(source: Path) -> tuple[Any, Any]:
     return student, reference
 
 
-def write_notebook(nb: Any, path: Path) -> None:
-    """Validate and write `nb` as nbformat's stable JSON (sorted keys), one newline at the end."""
-    import nbformat
-
-    nbformat.validate(nb)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes((nbformat.writes(nb).rstrip("\n") + "\n").encode("utf-8"))
-
-
 def release(source: Path, dest: Path, reference: Path | None = None) -> None:
     """Write the student notebook `dest`, and the reference too when given, from `source`."""
     student, expected = release_notebooks(source)
@@ -230,8 +219,6 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="longest a single cell may run (default 120)",
     )
-    from course_agent.lab.classroom import add_parser  # it imports this module
-
     add_parser(commands)
     return parser
 
@@ -241,8 +228,6 @@ def main_lab(argv: Sequence[str] | None = None) -> int:
     1 refused, 2 usage."""
     args = build_parser().parse_args(argv)
     if args.command == "classroom":
-        from course_agent.lab.classroom import main_classroom
-
         return main_classroom(args)
     if not args.source.is_file():
         print(
