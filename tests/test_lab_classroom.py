@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +28,7 @@ from extension_lab import RELEASE as EXT_RELEASE
 from extension_lab import solved as ext_solved
 from lab_class import LABS, RELEASE, kernel_env, solved, submission
 
-from course_agent.lab.classroom import WORKFLOW, checks_of, workflow, write_starter
+from course_agent.lab.classroom import WORKFLOW, checks_of, workflow, write_starter, write_template
 from course_agent.lab.grade_command import build_parser
 from course_agent.lab.labs import LABS as LAB_TABLE
 from course_agent.lab.release import release_notebooks
@@ -93,10 +94,55 @@ def test_the_runner_installs_bubblewrap_and_allows_user_namespaces() -> None:
 
 def test_the_template_ships_the_release_never_a_working_copy(tmp_path: Path) -> None:
     for lab in LAB_TABLE.values():
-        write_starter(lab, tmp_path / lab.notebook)
+        write_starter(lab.released, tmp_path / lab.notebook)
         source = REPO / "labs" / "source" / lab.notebook
         student, _ = release_notebooks(source)
         assert nbformat.read(tmp_path / lab.notebook, as_version=4) == student
+
+
+# -- the template, committed by the instructor and cloned by a student ----------------------------
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+# What a student's machine makes beside the work: none of it may reach a commit.
+LEFT_BY_A_MACHINE = [
+    ".venv/bin/python",
+    "venv/lib/python3.11/site-packages/x.py",
+    "course_agent/__pycache__/loop.cpython-311.pyc",
+    "labs/__pycache__/conftest.cpython-311-pytest-8.pyc",
+    "labs/.ipynb_checkpoints/day03-lab-checkpoint.ipynb",
+    ".ipynb_checkpoints/Untitled-checkpoint.ipynb",
+    ".env",
+    ".pytest_cache/v/cache/lastfailed",
+    "course_agent.egg-info/PKG-INFO",
+]
+
+
+@pytest.mark.parametrize("lab", sorted(LAB_TABLE))
+def test_the_template_commits_clean_and_its_readme_links_resolve_inside_it(
+    tmp_path: Path, lab: str
+) -> None:
+    dest = tmp_path / "template"
+    written = write_template(REPO, dest, LAB_TABLE[lab])
+    assert {"README.md", ".gitignore"} <= set(written)
+    for path in LEFT_BY_A_MACHINE:
+        (dest / path).parent.mkdir(parents=True, exist_ok=True)
+        (dest / path).write_text("OPENAI_API_KEY=sk-never-committed\n")
+    git(dest, "init", "-q")
+    git(dest, "add", "-A")
+    staged = subprocess.run(
+        ["git", "ls-files"], cwd=dest, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert not set(staged) & set(LEFT_BY_A_MACHINE)
+    assert f"labs/{lab}.ipynb" in staged and "README.md" in staged and str(WORKFLOW) in staged
+    readme = (dest / "README.md").read_text(encoding="utf-8")
+    targets = [target for target in LINK.findall(readme) if not re.match(r"[a-z]+:", target)]
+    assert f"labs/{lab}.ipynb" in targets
+    for target in targets:
+        assert (dest / target.split("#")[0]).exists(), (
+            f"README.md links {target}, not in the template"
+        )
+    assert f"labs/{lab}.ipynb" in readme.split("```bash")[2]  # the hand-in names this lab
+    assert readme != (REPO / "README.md").read_text(encoding="utf-8")  # the student's own
 
 
 # -- the template rebuilt around the student's notebook -------------------------------------------

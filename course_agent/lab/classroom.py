@@ -2,7 +2,7 @@
 each of the lab's checks is an autograding test of its own, worth its points.
 
 `write_template(checkout, dest, lab)` copies the package from a checkout of this repository, the
-lab's starter (from the package's release, never a working copy) and the two files of its hand-in,
+lab's starter (from the reference it copies, never a working copy) and the two files of its hand-in,
 and writes `.github/workflows/classroom.yml`, which `workflow(lab)` returns. On GitHub's runner the
 workflow puts the template back around the student's notebook, installs bubblewrap (the grader
 sandboxes each kernel) and the package, then runs `course-agent grade NOTEBOOK --check N` once per
@@ -19,9 +19,12 @@ import json
 import shutil
 from pathlib import Path
 
+from course_agent.lab.checkout import RELEASED
 from course_agent.lab.labs import LABS, SELFTEST_CELL, Lab, find_lab, write_notebook
+from course_agent.lab.template_files import GITIGNORE, student_readme
 
 __all__ = [
+    "HANDIN",
     "PACKAGE_FILES",
     "WORKFLOW",
     "add_parser",
@@ -32,10 +35,15 @@ __all__ = [
     "write_template",
 ]
 
-# What `pip install ".[lab]"` reads from the checkout: the sources, the project file, the README it
-# names as its long description, and the Jupyter server config it installs as a data file (while
-# pyproject.toml lists one: copied when the checkout has it).
-PACKAGE_FILES = ("course_agent", "pyproject.toml", "README.md", "jupyter-config")
+# What `pip install ".[lab]"` reads from the checkout: the sources, the project file and the Jupyter
+# server config it installs as a data file (while pyproject.toml lists one: copied when the checkout
+# has it). The README it names as its long description is the template's own (template_files.py).
+PACKAGE_FILES = ("course_agent", "pyproject.toml", "jupyter-config")
+# The student's hand-in, from the template's root (the lab's README gives the same).
+HANDIN = (
+    "python -m pytest --nbval --nbval-current-env "
+    "--nbval-sanitize-with labs/nbval-sanitize.cfg labs/{notebook}"
+)
 HANDIN_FILES = ("conftest.py", "nbval-sanitize.cfg")  # labs/: the student's own hand-in command
 WORKFLOW = Path(".github") / "workflows" / "classroom.yml"
 MINUTES_PER_CHECK = 5  # the grader runs the whole notebook for each check: about 10 s
@@ -116,19 +124,20 @@ SYSCTL = "kernel.apparmor_restrict_unprivileged_userns"
 KEPT = ".course-agent-grade.json"
 
 
-def checks_of(lab: Lab) -> list[int]:
-    """Each automatic check's points, in order: the release's nbgrader points cells (code cells;
-    an answer a person reads is a markdown cell and no check)."""
+def checks_of(lab: Lab, released: Path | None = None) -> list[int]:
+    """Each automatic check's points, in order: the nbgrader points cells (code cells; an answer
+    a person reads is a markdown cell and no check) of `released` (default: the package's)."""
     points = []
-    for cell in json.loads(lab.released.read_text(encoding="utf-8"))["cells"]:
+    for cell in json.loads((released or lab.released).read_text(encoding="utf-8"))["cells"]:
         meta = cell["metadata"].get("nbgrader", {})
         if cell["cell_type"] == "code" and meta.get("grade"):
             points.append(int(meta["points"]))
     return points
 
 
-def workflow(lab: Lab) -> str:
-    """The workflow's YAML for `lab`: one autograding test per check, then the reporter."""
+def workflow(lab: Lab, released: Path | None = None) -> str:
+    """The workflow's YAML for `lab` as `released` (default: the package's reference) has it:
+    one autograding test per check, then the reporter."""
     notebook = f"labs/{lab.notebook}"
     text = HEADER.format(
         lab=lab.name,
@@ -138,7 +147,7 @@ def workflow(lab: Lab) -> str:
         sysctl=SYSCTL,
         kept=KEPT,
     )
-    points = checks_of(lab)
+    points = checks_of(lab, released)
     for n, worth in enumerate(points, 1):
         text += CHECK.format(
             n=n,
@@ -156,12 +165,12 @@ def workflow(lab: Lab) -> str:
     return text + REPORTER.format(results=results, runners=",".join(ids))
 
 
-def write_starter(lab: Lab, path: Path) -> None:
-    """The student notebook: the package's release with the self-test's expected output cleared,
-    exactly what `course-agent lab release` writes as labs/NOTEBOOK (never a working copy)."""
+def write_starter(released: Path, path: Path) -> None:
+    """The student notebook: the reference `released` with the self-test's expected output
+    cleared, exactly what `course-agent lab release` writes as labs/NOTEBOOK beside it."""
     import nbformat
 
-    nb = nbformat.read(lab.released, as_version=4)
+    nb = nbformat.read(released, as_version=4)
     for cell in nb.cells:
         if cell.get("id") == SELFTEST_CELL:
             cell.outputs, cell.execution_count = [], None
@@ -189,10 +198,18 @@ def write_template(checkout: Path, dest: Path, lab: Lab) -> list[str]:
     for name in HANDIN_FILES:
         shutil.copy2(checkout / "labs" / name, dest / "labs" / name)
         written.append(f"labs/{name}")
-    write_starter(lab, dest / "labs" / lab.notebook)
+    # The starter and the workflow's points from the reference the template ships (the
+    # checkout's, just copied): they agree by construction, whatever the installed package holds.
+    released = dest / RELEASED / lab.notebook
+    if not released.is_file():
+        raise ValueError(f"{checkout / RELEASED} has no {lab.notebook}: release the lab first")
+    write_starter(released, dest / "labs" / lab.notebook)
     (dest / WORKFLOW).parent.mkdir(parents=True, exist_ok=True)
-    (dest / WORKFLOW).write_text(workflow(lab), encoding="utf-8")
-    return [*written, f"labs/{lab.notebook}", str(WORKFLOW)]
+    (dest / WORKFLOW).write_text(workflow(lab, released), encoding="utf-8")
+    handin = HANDIN.format(notebook=lab.notebook)
+    (dest / "README.md").write_text(student_readme(lab, released, handin), encoding="utf-8")
+    (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    return [*written, f"labs/{lab.notebook}", str(WORKFLOW), "README.md", ".gitignore"]
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:

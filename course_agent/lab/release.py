@@ -19,10 +19,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from course_agent.lab.checkout import installed, reference_for
 from course_agent.lab.classroom import add_parser, main_classroom
 from course_agent.lab.grade import run_judged
 from course_agent.lab.labs import LABS, SELFTEST_CELL, detect_lab, write_notebook
-from course_agent.lab.restore import is_locked, released_path
+from course_agent.lab.restore import is_locked
 
 __all__ = [
     "CODE_STUB",
@@ -205,8 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--reference",
         type=Path,
         metavar="FILE",
-        help="where the reference with the expected output goes "
-        "(default: course_agent/lab/released/DEST's name)",
+        help="where the reference with the expected output goes (default: DEST's name in "
+        "course_agent/lab/released/ of the checkout this is run from, or of SOURCE's; "
+        "never an installed package)",
     )
     run = commands.add_parser(
         "execute", help="re-run SOURCE in a fresh kernel and store its outputs (before a release)"
@@ -238,7 +240,12 @@ def main_lab(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         if args.command == "release":
-            reference = args.reference or released_path(args.dest.name)
+            reference = args.reference or reference_for(args.dest.name, args.source, Path.cwd())
+            if installed(reference):
+                raise ValueError(
+                    f"{reference} is inside an installed package, which the next install "
+                    "overwrites: name a file in your checkout with --reference FILE"
+                )
             release(args.source, args.dest, reference)
             print(f"released {args.dest} from {args.source}; reference {reference}")
             return 0
