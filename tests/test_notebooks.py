@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -19,14 +20,21 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from starters import starter
+from walkthrough_files import LAB_SOURCES, WALKTHROUGH, WALKTHROUGH_NAMES
+
+from course_agent.lab.labs import LABS
 
 REPO = Path(__file__).resolve().parent.parent
-WALKTHROUGH = sorted((REPO / "notebooks").glob("*.ipynb"))
+# Never a listing of notebooks/ or labs/: a new notebook there, or a student's saved lab, is theirs.
 COMMITTED = sorted(
-    path
-    for folder in ("notebooks", "labs", "tests/notebooks")
-    for path in (REPO / folder).rglob("*.ipynb")
-    if ".ipynb_checkpoints" not in path.parts
+    [
+        *WALKTHROUGH,
+        *LAB_SOURCES,
+        *(lab.released for lab in LABS.values()),
+        *(starter(source) for source in LAB_SOURCES),  # what `lab release` writes in labs/
+        *(REPO / "tests" / "notebooks").glob("*.ipynb"),
+    ]
 )
 SANITIZE = "notebooks/nbval-sanitize.cfg"
 # Settings that would take a notebook online or change the offline scenario: never passed on.
@@ -43,6 +51,11 @@ SETTINGS = (
 # sk-..., sk-proj-..., sk-ant-...: the shapes of OpenAI and Anthropic keys.
 KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def shown(path: Path) -> str:
+    """A notebook's test id: its path in the checkout, or `starter/NAME` for one released here."""
+    return str(path.relative_to(REPO)) if path.is_relative_to(REPO) else f"starter/{path.name}"
 
 
 def offline_environment() -> dict[str, str]:
@@ -95,9 +108,27 @@ def test_the_notebook_runs_offline_and_matches_its_stored_outputs(
 def test_the_walkthrough_has_one_notebook_per_part_of_the_course() -> None:
     numbers = [path.name[:2] for path in WALKTHROUGH]
     assert numbers == ["01", "02", "03", "04", "05", "06", "07"]
+    assert all(path.is_file() for path in WALKTHROUGH)
 
 
-@pytest.mark.parametrize("notebook", COMMITTED, ids=lambda path: str(path.relative_to(REPO)))
+def test_the_manifest_is_the_walkthrough_git_tracks() -> None:
+    # What git tracks, not what the folder holds: a notebook of one's own there is no test's.
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "--", "notebooks/*.ipynb"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except OSError:
+        pytest.skip("no git on this machine")
+    if done.returncode != 0:
+        pytest.skip("not a git clone")
+    tracked = sorted(Path(line).name for line in done.stdout.splitlines())
+    assert tracked == list(WALKTHROUGH_NAMES), "add the new notebook to tests/walkthrough_files.py"
+
+
+@pytest.mark.parametrize("notebook", COMMITTED, ids=lambda path: shown(path))
 def test_a_committed_notebook_saves_no_widget_state_and_no_key(notebook: Path) -> None:
     text = notebook.read_text(encoding="utf-8")
     saved = nbformat.reads(text, as_version=4)
@@ -136,3 +167,61 @@ if __name__ == "__main__":
     for name in sys.argv[1:] or [str(path) for path in WALKTHROUGH]:
         refresh(Path(name).resolve())
         print(f"refreshed {name}")
+
+
+# -- a notebook of one's own: the README invites one in notebooks/, a student saves labs/ ---------
+
+# Everything a checkout holds that the suite reads, less what git and the runs make.
+NOT_COPIED = shutil.ignore_patterns(
+    ".git", "__pycache__", ".hypothesis", ".ruff_cache", ".pytest_cache", "artifacts", ".venv"
+)
+
+
+def planted(path: Path) -> None:
+    """A notebook as a person might leave one: live widgets saved, a key pasted, no quiz, a link
+    to nowhere, a cell that raises."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# mine\n\n[notes](nowhere.md)"),
+        nbformat.v4.new_code_cell(
+            "key = 'sk-" + "a" * 24 + "'\nraise SystemExit",
+            outputs=[
+                nbformat.v4.new_output(
+                    "display_data", data={WIDGET_VIEW: {"model_id": "f00", "version_major": 2}}
+                )
+            ],
+        ),
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+
+
+def collected(root: Path) -> list[str]:
+    """Every test id the suite collects in the checkout at `root`."""
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return [line for line in done.stdout.splitlines() if "::" in line]
+
+
+def test_a_notebook_of_ones_own_in_notebooks_or_labs_changes_and_fails_no_test(
+    tmp_path: Path,
+) -> None:
+    copy = tmp_path / "checkout"
+    shutil.copytree(REPO, copy, ignore=NOT_COPIED)
+    before = collected(copy)
+    for place in ("notebooks/08-my-demo.ipynb", "labs/my-try.ipynb", "labs/source/mine.ipynb"):
+        planted(copy / place)
+    planted(copy / "labs" / "day03-lab.ipynb")  # the student's lab, saved with live widgets
+    changed = sorted(set(collected(copy)) ^ set(before))
+    assert not changed, f"tests that list the folders: {changed}"  # take a fixed manifest
+    # And none of those that read the folders fails: the quick ones, and this file's quick ones.
+    readers = ["tests/test_docs.py", "tests/test_walkthrough.py", "tests/test_suite.py"]
+    quick = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--color=no"]
+    for command in (
+        [*quick, "-m", "not slow", *readers],
+        [*quick, "tests/test_notebooks.py", "-k", "committed_notebook or one_notebook_per_part"],
+    ):
+        done = subprocess.run(command, cwd=copy, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stdout[-3000:]

@@ -18,6 +18,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from walkthrough_files import WALKTHROUGH
 
 from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import ToolCall, ToolContext, ToolDef, ToolResult
@@ -28,7 +29,6 @@ from course_agent.tools import GLOB_TOOL
 from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
 REPO = Path(__file__).resolve().parent.parent
-WALKTHROUGH = sorted((REPO / "notebooks").glob("*.ipynb"))
 LAB_DOC = (REPO / "docs" / "lab.md").read_text(encoding="utf-8")  # the quizzes' map
 DESIGN = (REPO / "docs" / "design.md").read_text(encoding="utf-8")  # the errata, the name table
 CHECKLIST_LINES = 6  # the course's "Checklist and Tomorrow" has six lines
