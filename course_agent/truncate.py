@@ -34,5 +34,5 @@ def truncate_result(result: ToolResult) -> ToolResult:
         result,
         content=text[:head] + note + text[-(MAX_RESULT_CHARS - head) :],
         # Truncation is for people and need not spend the model's tokens: meta is never sent.
-        meta={**result.meta, "truncated": True, "originalChars": len(text)},
+        meta={**(result.meta or {}), "truncated": True, "originalChars": len(text)},
     )

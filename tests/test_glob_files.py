@@ -183,7 +183,9 @@ def test_empty_result_states_how_many_files_there_are(tree: Path) -> None:
     assert ".git, dist and node_modules are never listed" in glob(tree, "node_modules/**")
 
 
-@pytest.mark.parametrize("pattern", ["../*", "../../**", "/etc/*", "/*", "~/*", "src/../../*"])
+@pytest.mark.parametrize(
+    "pattern", ["../*", "../../**", "/etc/*", "/*", "~/../../*", "src/../../*"]
+)
 def test_patterns_that_climb_out_are_refused(tree: Path, pattern: str) -> None:
     with pytest.raises(ToolError, match="outside the working directory"):
         glob(tree, pattern)

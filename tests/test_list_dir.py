@@ -60,7 +60,7 @@ def test_counting_stops_at_the_budget_and_says_at_least(
         ("b.txt", "b.txt is a file, not a directory: read it with read_file"),
         ("missing", "missing does not exist"),
         ("..", "outside the working directory"),
-        ("~", "~ is a home directory"),
+        ("~", "~ does not exist"),  # a name in the root: nothing expands ~
     ],
 )
 def test_a_file_a_missing_path_and_one_outside_are_refused(

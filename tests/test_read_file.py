@@ -142,9 +142,13 @@ def test_binary_is_reported_with_its_size(tmp_path: Path) -> None:
         read(tmp_path, "logo.png")
 
 
-def test_a_nul_after_the_first_8000_bytes_is_still_text(tmp_path: Path) -> None:
+@pytest.mark.parametrize("offset", [1, 4000])
+def test_a_nul_anywhere_in_what_is_read_is_binary_as_grep_says(tmp_path: Path, offset: int) -> None:
+    # grep's rule (rg --count): a NUL byte anywhere in the file. A small file is read whole,
+    # so a NUL past the page, past the first 8 KB, still makes it binary.
     write(tmp_path, "late.txt", "x\n" * 5000 + "\0\n")
-    assert read(tmp_path, "late.txt", limit=1).startswith("late.txt (lines 1-1 of 5001)")
+    with pytest.raises(ToolError, match=r"late.txt is a binary file \(10,002 bytes\)"):
+        read(tmp_path, "late.txt", offset=offset, limit=1)
 
 
 def test_missing_file_suggests_glob(tmp_path: Path) -> None:
@@ -524,11 +528,12 @@ def test_a_page_deep_in_a_large_file_is_exact_once_a_page_reached_the_end(
 
 
 @pytest.mark.timeout(60)
-def test_a_100_gb_sparse_file_is_answered_within_the_budget(
+def test_a_100_gb_sparse_file_is_answered_within_one_chunk(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Hole: the whole file was counted first (82 s for 10 GB). Text first, so it is not binary,
-    # then 100 GB of zeros (a hole in the file: no disk used), one endless line.
+    # Hole: the whole file was counted first (82 s for 10 GB). Text first, then 100 GB of zeros
+    # (a hole in the file: no disk used): the first chunk read holds NUL bytes, so it is binary,
+    # as grep says, and nothing past that chunk is read.
     path = tmp_path / "sparse.log"
     path.write_bytes(b"start\n" * 2000)
     try:
@@ -537,19 +542,43 @@ def test_a_100_gb_sparse_file_is_answered_within_the_budget(
         pytest.skip("this file system cannot hold a 100 GB sparse file")
     monkeypatch.setattr(textfile, "INDEXES", textfile.IndexCache(64))
     seen = bytes_read_by(monkeypatch)
-    first = read(tmp_path, "sparse.log", limit=2).split("\n")
-    assert first[0] == "sparse.log (lines 1-2 of at least 2,000; the file is 100.0 GB)"
-    assert sum(seen) <= textfile.CHUNK
-    last = read(tmp_path, "sparse.log", offset=2001).split("\n")
-    # The 100 GB line: what was read of it within the budget, cut, and said to be a lower bound.
-    assert last[0].startswith("sparse.log (lines 2001-2001 of at least 2,001; the file is 100.0")
-    assert last[0].endswith(f"; reading stopped after {textfile.TIME_BUDGET_S:g} s)")
-    assert re.fullmatch(
-        r"2001  \x00{500}… \[line cut at 500 of at least [\d,]+ characters\]", last[1]
+    for offset in (1, 2001, 5000):
+        with pytest.raises(ToolError, match=r"sparse.log is a binary file \(100,000,000,000 bytes"):
+            read(tmp_path, "sparse.log", offset=offset, limit=2)
+    assert sum(seen) <= 3 * textfile.CHUNK
+
+
+class SteppingClock:
+    """A stand-in for the time module whose monotonic clock moves `step` seconds at each look
+    (and whose wall clock says every file changed just now: no index is remembered)."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 0.0, step
+
+    def monotonic(self) -> float:
+        self.now += self.step
+        return self.now
+
+    def time_ns(self) -> int:
+        return 0
+
+
+def test_a_line_longer_than_the_time_allows_is_cut_and_said_to_be_a_lower_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One 16 MiB text line, and a clock that moves 10 ms at each look: the budget (0.15 s) runs
+    # out inside the line, so the page says what was read of it, cut, as a lower bound.
+    write(tmp_path, "one.log", b"start\n" + b"a" * (16 << 20) + b"\nend\n")
+    monkeypatch.setattr(textfile, "time", SteppingClock(0.01))
+    monkeypatch.setattr(textfile, "CHUNK", 64 << 10)
+    monkeypatch.setattr(textfile, "INDEXES", textfile.IndexCache(64))
+    seen = bytes_read_by(monkeypatch)
+    lines = read(tmp_path, "one.log", offset=2).split("\n")
+    assert lines[0] == (
+        "one.log (lines 2-2 of at least 2; the file is 16.8 MB; reading stopped after 0.15 s)"
     )
-    assert sum(seen) < 50 * 10**9  # bounded by the time budget, far from the file's size
-    beyond = read(tmp_path, "sparse.log", offset=2002)
-    assert beyond.startswith("sparse.log (100.0 GB): line 2,002 was not reached within")
+    assert re.fullmatch(r"2  a{500}… \[line cut at 500 of at least [\d,]+ characters\]", lines[1])
+    assert sum(seen) < 16 << 20  # stopped by the time budget, not by the line's end
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs Linux's /proc")

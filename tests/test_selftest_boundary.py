@@ -44,8 +44,6 @@ def test_the_packages_own_judgement_passes(tmp_path: Path) -> None:
 
 def prefix_only(root: Path, path: str) -> bool:
     """Resolves everything right, then compares without a separator: the sibling-prefix trap."""
-    if path.startswith("~"):
-        return False
     try:
         base, target = root.resolve(), (root.resolve() / path).resolve()
     except (OSError, RuntimeError):
@@ -62,6 +60,16 @@ def test_the_sibling_prefix_trap_is_named_with_what_to_do() -> None:
         "compare with the root plus a separator" in message
         and "(and 3 more of 22 paths)" in message
     )
+
+
+def refuses_tilde(root: Path, path: str) -> bool:
+    """Right everywhere, but a name starting with ~ is called outside: a string rule."""
+    return not path.startswith("~") and judged(root, path)
+
+
+def test_a_string_rule_for_tilde_is_told_the_resolved_path_decides() -> None:
+    with pytest.raises(CheckFailed, match="only the resolved path decides"):
+        run_part(BOUNDARY, {"is_inside": refuses_tilde}, random.Random(3))
 
 
 def test_an_answer_that_is_no_bool_or_raises_is_told_to_return_one() -> None:

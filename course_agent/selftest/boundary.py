@@ -29,7 +29,8 @@ HINTS = {
     "back in": "a `..` that comes back in is inside: resolve, don't scan for '..'",
     "sibling": "compare with the root plus a separator: a string prefix is not a parent",
     "absolute": "root / an absolute path is that absolute path: judge where it points",
-    "home": "a path starting with ~ means a home directory to a model: count it as outside",
+    "tilde": "nothing expands ~: `~notes.txt` is a name in the root (an Office lock file is "
+    "`~$report.docx`); only the resolved path decides",
     "link out": f"a symlink leads where it points: {RESOLVE}, which follows symlinks",
     "link in": "a symlink that stays inside is inside: compare its resolved target, not its name",
     "loop": "a symlink loop resolves nowhere: Path.resolve() raises RuntimeError (or OSError); "
@@ -62,8 +63,8 @@ CASES = [
     BoundaryCase("an absolute path inside", "absolute", "{base}/{root}/src/a.txt", True),
     BoundaryCase("an absolute path outside", "absolute", "{base}/outside.txt", False),
     BoundaryCase("the filesystem's root", "absolute", "/", False),
-    BoundaryCase("a home directory", "home", "~", False),
-    BoundaryCase("a file in a home directory", "home", "~/.ssh/id_rsa", False),
+    BoundaryCase("a name starting with ~", "tilde", "~$report.docx", True),
+    BoundaryCase("a folder named ~, inside", "tilde", "~/.ssh/id_rsa", True),
     BoundaryCase("a symlink out", "link out", "link-out", False),
     BoundaryCase("through a symlink to the sibling", "link out", "link-sibling/secret.txt", False),
     BoundaryCase("a symlink in", "link in", "link-in", True),

@@ -1,7 +1,8 @@
 """The three read-only tools of day three, each a ToolDef: glob, grep and read_file.
 
 Every path they touch goes through paths.resolve_inside; glob and grep skip SKIP_DIRS and what
-the ignore files hide (tools/ignore.py), alike.
+the ignore files hide (tools/guards/ignore.py), alike; their guards (tools/guards/) hold the
+keys, budgets and hostile-file handling, so these files read as the course.
 """
 
 from course_agent.tools.glob_files import GLOB_TOOL

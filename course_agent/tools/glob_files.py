@@ -8,16 +8,15 @@ negation (!pattern) and case-insensitive matching.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.safety.redaction import encoded_forms, known_secrets, redact
 from course_agent.tools.guards.keyfiles import is_key_name
-from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk, show_path
+from course_agent.tools.guards.shown import name_test, shown_name
+from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk
 from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS, Wildcard
 
 __all__ = ["GLOB_TOOL", "TIME_BUDGET_S", "WALK_BUDGET", "GlobArgs", "run_glob"]
@@ -90,7 +89,7 @@ def run_glob(
     out of its `seconds`, which the result then says."""
     root = ctx.root.resolve()
     top, matcher, max_depth = _plan(args.pattern, root)
-    walk = Walk(root, top, max_depth, time.monotonic() + seconds, names=_names(matcher))
+    walk = Walk(root, top, max_depth, time.monotonic() + seconds, names=name_test(matcher.names_in))
     shown: list[str] = []
     matched = 0
     # The walk is in sorted order: the first `limit` matches are the page. Once it is full,
@@ -109,32 +108,11 @@ def run_glob(
     }
     if not shown:
         return ToolResult(_nothing_found(args.pattern, root, top, walk, budget), meta=meta)
-    lines = [show_path(cut_keys(f"{top}/{path}" if top else path)) for path in shown]
+    lines = [shown_name(f"{top}/{path}" if top else path) for path in shown]
     notes = [_withheld(walk, matched - len(shown), len(shown) == args.limit, seconds)]
     notes += [walk.hidden_note()] if walk.hidden else []
     notes += [RULES_CUT] if walk.rules_cut else []
     return ToolResult("\n".join(lines + [f"({note})" for note in notes if note]), meta=meta)
-
-
-def _names(matcher: Wildcard) -> Callable[[str], Callable[[str], bool]]:
-    """The walk's test of file names per folder. Names (and folders) are matched as they would
-    be shown, with known keys cut: otherwise `**/sk-test-a*` would tell whether a name holds
-    a key starting "a" even though the listing cuts it."""
-    forms = [form for key in known_secrets() for form in encoded_forms(key)]
-    if not forms:
-        return matcher.names_in
-
-    def names(folder: str) -> Callable[[str], bool]:
-        test = matcher.names_in(cut_keys(folder))
-        return lambda name: test(cut_keys(name) if any(form in name for form in forms) else name)
-
-    return names
-
-
-def cut_keys(text: str) -> str:
-    """`text` with every known key cut out (paths are short: no partial key is left by a cut)."""
-    secrets = known_secrets()
-    return redact(text, secrets) if secrets else text
 
 
 def _withheld(walk: Walk, withheld: int, page_full: bool, seconds: float) -> str:

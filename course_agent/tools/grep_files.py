@@ -9,26 +9,26 @@ handled: context lines, multiline patterns.
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import sysconfig
 import time
-from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.safety.redaction import known_secrets, redact, redact_cut
-from course_agent.tools.guards.ripgrep import BIG_FILE, LADDER, RG_MEMORY, ripgrep_command
+from course_agent.tools.guards.ripgrep import (
+    BIG_FILE,
+    LADDER,
+    RG_MEMORY,
+    find_rg,
+    matched_text,
+    ripgrep_command,
+)
 from course_agent.tools.guards.search import Found, search
-from course_agent.tools.guards.walk import show_path
+from course_agent.tools.guards.shown import shown_line, shown_name
 from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS
 
-__all__ = ["GREP_TOOL", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
+__all__ = ["GREP_TOOL", "MAX_LINE_CHARS", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
 MAX_LINE_CHARS = 120
-# How ripgrep ends the preview of a line over --max-columns bytes.
-_PREVIEW = re.compile(rb" \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]\Z")
 TIME_BUDGET_S = 10.0  # after this rg is killed and the matches seen so far are reported
 
 
@@ -49,25 +49,11 @@ class GrepArgs(BaseModel):
     limit: int = Field(50, ge=1, le=500, description="maximum matching lines returned; default 50")
 
 
-def find_rg() -> str | None:
-    """The rg shipped by the `ripgrep` wheel next to this Python, else one on PATH."""
-    name = "rg.exe" if os.name == "nt" else "rg"
-    beside = Path(sysconfig.get_path("scripts")) / name
-    if beside.is_file() and os.access(beside, os.X_OK):
-        return str(beside)
-    return shutil.which("rg")
-
-
 def _show_match(path: bytes, number: int, content: bytes) -> str:
-    """One `path:line:content` line: content cut at 120 characters after known keys were
-    redacted, so no cut keeps the start of one."""
-    name = redact(show_path(os.fsdecode(path)), known_secrets())  # a name may hold a key too
-    # A line over 500 bytes arrives as ripgrep's preview: its first 500 bytes and a marker.
-    preview = _PREVIEW.search(content)
-    text = content[: preview.start() if preview else None].decode("utf-8", "replace")
-    text = text.removesuffix("\r")  # a CRLF file: the \r is part of the line break, not content
-    shown, cut = redact_cut(text, MAX_LINE_CHARS, known_secrets(), was_cut=preview is not None)
-    return f"{name}:{number}:{shown}{'…' if cut else ''}"
+    """One `path:line:content` line, content cut at 120 characters."""
+    text, was_cut = matched_text(content)  # ripgrep's preview of a long line, CRLF's \r gone
+    shown, cut = shown_line(text, MAX_LINE_CHARS, was_cut=was_cut)
+    return f"{shown_name(os.fsdecode(path))}:{number}:{shown}{'…' if cut else ''}"
 
 
 def run_grep(args: GrepArgs, ctx: ToolContext) -> ToolResult:
@@ -125,7 +111,7 @@ def _notes(found: Found) -> list[str]:
             f"search within {RG_MEMORY >> 20} MB of memory"
         )
     if found.code == 2 and found.error:
-        # The first complaint is enough: "rg: ./secret.txt: Permission denied (os error 13)".
+        # The first complaint is enough: "rg: ./private.txt: Permission denied (os error 13)".
         notes.append(f"some files could not be read: {found.error.splitlines()[0]}")
     if found.hidden and not found.lines:  # where the matches are, if not where they may look
         (kind, first), *others = sorted(found.hidden.items(), key=lambda item: (-item[1], item[0]))

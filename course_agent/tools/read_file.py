@@ -7,39 +7,20 @@ BOM-marked UTF-16/32, and showing binary files in any form.
 
 from __future__ import annotations
 
-import codecs
-import os
-import stat
-from pathlib import Path, PurePath
-from typing import IO
+from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from course_agent.paths import MAX_PATH_CHARS, open_inside, resolve_inside
+from course_agent.paths import MAX_PATH_CHARS, resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
-from course_agent.safety.redaction import encoded_forms, known_secrets, redact_cut
-from course_agent.tools.guards.keyfiles import is_key_file, is_key_name, refusal
-from course_agent.tools.guards.textfile import TIME_BUDGET_S, Page, read_page
-from course_agent.tools.guards.walk import show_path
+from course_agent.tools.guards.keyfiles import refuse_key_file
+from course_agent.tools.guards.opened import open_regular
+from course_agent.tools.guards.shown import keep_for, shown_line, shown_name
+from course_agent.tools.guards.textfile import TIME_BUDGET_S, Page, read_page, text_encoding
 
-__all__ = ["READ_FILE_TOOL", "ReadFileArgs", "run_read_file"]
+__all__ = ["MAX_LINE_CHARS", "READ_FILE_TOOL", "ReadFileArgs", "run_read_file"]
 
 MAX_LINE_CHARS = 500
-SNIFF_BYTES = 8000  # a NUL byte this early means binary, the same test git and ripgrep use
-
-# Checked in this order: the UTF-32-LE BOM starts with the UTF-16-LE one.
-_BOMS = [
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-]
-_KINDS = {
-    stat.S_IFIFO: "a FIFO (named pipe)",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFCHR: "a device",
-    stat.S_IFBLK: "a device",
-}
 
 
 class ReadFileArgs(BaseModel):
@@ -55,42 +36,10 @@ class ReadFileArgs(BaseModel):
     limit: int = Field(400, ge=1, le=2000, description="maximum lines to show; default 400")
 
 
-def _check_regular(mode: int, shown: str) -> None:
-    """Refuse directories, FIFOs, devices and sockets with a message naming what to do instead."""
-    if stat.S_ISREG(mode):
-        return
-    if stat.S_ISDIR(mode):
-        example = "*" if shown == "." else f"{shown}/*"
-        raise ToolError(f"{shown} is a directory; list its files with glob, e.g. {example}")
-    kind = _KINDS.get(stat.S_IFMT(mode), "a special file")
-    raise ToolError(f"{shown} is {kind}, not a regular file; read_file reads text files only")
-
-
-def _open_regular(root: Path, target: Path, shown: str) -> tuple[IO[bytes], os.stat_result]:
-    """Open a regular file inside `root` for reading; refuse anything else without reading it."""
-    try:
-        _check_regular(os.stat(target).st_mode, shown)
-        fd = open_inside(root, target, shown)
-    except (FileNotFoundError, NotADirectoryError):
-        raise ToolError(f"{shown} does not exist; find files with glob, e.g. **/*.js") from None
-    except OSError as exc:  # permission denied, a symlink loop (Python 3.13 resolves those)...
-        raise ToolError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    info = os.fstat(fd)
-    try:
-        _check_regular(info.st_mode, shown)  # it could have been swapped since the stat
-    except ToolError:
-        os.close(fd)
-        raise
-    return open(fd, "rb"), info
-
-
 def _show_line(number: int, width: int, text: str, length: int, at_least: bool = False) -> str:
-    """`text` is the line's start (as much as was kept), `length` the whole line's (or what was
-    read of it, `at_least`). Known keys are redacted before the cut, so no cut keeps part of
-    one."""
-    was_cut = length > len(text)
-    text = text.removesuffix("\r")  # CRLF: the \r belongs to the line break
-    text, cut = redact_cut(text, MAX_LINE_CHARS, known_secrets(), was_cut=was_cut)
+    """`text` is the line's start (as much as was kept), `length` the whole line's characters
+    without its line break (or what was read of it, `at_least`)."""
+    text, cut = shown_line(text, MAX_LINE_CHARS, was_cut=length > len(text))
     if cut:
         of = f"at least {length:,}" if at_least else f"{length}"
         text = f"{text}… [line cut at {MAX_LINE_CHARS} of {of} characters]"
@@ -156,24 +105,16 @@ def run_read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     when lines remain. The path shown is the resolved one, relative to the root."""
     root = ctx.root.resolve()
     target = resolve_inside(root, args.path)
-    shown = show_path(target.relative_to(root).as_posix())
-    # The name asked for, and where it leads: a symlink to .env is a key file too.
-    if is_key_name(PurePath(args.path).name) or is_key_file(target.relative_to(root)):
-        raise ToolError(refusal(shown))
-    file, info = _open_regular(root, target, shown)
+    shown = shown_name(target.relative_to(root).as_posix())
+    refuse_key_file(PurePath(args.path), target.relative_to(root), shown)  # values reach a model
+    file, info = open_regular(root, target, shown)  # guards: what was opened is inside, regular
     with file:
-        head = file.read(SNIFF_BYTES)
-        encoding = next((name for bom, name in _BOMS if head.startswith(bom)), None)
-        if encoding is None and b"\0" in head:
-            raise ToolError(
-                f"{shown} is a binary file ({info.st_size:,} bytes); read_file shows text only"
-            )
-        file.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
-        # Keep enough of a long line that a key starting before the cut is kept whole.
-        forms = (form for key in known_secrets() for form in encoded_forms(key))
-        keep = MAX_LINE_CHARS + max(map(len, forms), default=0) + 1
-        page = read_page(file, info, encoding, args.offset, args.limit, keep)
-
+        encoding = text_encoding(file)  # UTF-8, or UTF-16/32 by its byte-order mark
+        page = read_page(file, info, encoding, args.offset, args.limit, keep_for(MAX_LINE_CHARS))
+    if page.binary:
+        raise ToolError(
+            f"{shown} is a binary file ({info.st_size:,} bytes); read_file shows text only"
+        )
     return _answer(shown, page, info.st_size)
 
 

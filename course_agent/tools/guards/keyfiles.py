@@ -13,7 +13,9 @@ import os
 import re
 from pathlib import PurePath
 
-__all__ = ["KEY_FILES", "is_key_file", "is_key_name", "key_part", "refusal"]
+from course_agent.protocol import ToolError
+
+__all__ = ["KEY_FILES", "is_key_file", "is_key_name", "key_part", "refusal", "refuse_key_file"]
 
 # fnmatch patterns for a file's name. .env.* covers .env.local and .env.production, and also
 # .env.example: a template that may have been filled in is treated like the real thing.
@@ -57,3 +59,10 @@ def refusal(shown: str) -> str:
         "their values would be sent to the model. Read the code that loads the setting instead, "
         "or ask the user whether it is set"
     )
+
+
+def refuse_key_file(asked: PurePath, resolved: PurePath, shown: str) -> None:
+    """Raise read_file's refusal when the name asked for, or where it leads (relative to the
+    root), is a key file's: a symlink to .env is a key file too."""
+    if is_key_name(asked.name) or is_key_file(resolved):
+        raise ToolError(refusal(shown))

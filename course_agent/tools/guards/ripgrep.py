@@ -10,7 +10,11 @@ rules to what it finds. Deliberately not handled: which files a search needs (se
 from __future__ import annotations
 
 import contextlib
+import os
+import re
+import shutil
 import subprocess
+import sysconfig
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +34,8 @@ __all__ = [
     "Ripgrep",
     "Rung",
     "climb_down",
+    "find_rg",
+    "matched_text",
     "ripgrep_command",
 ]
 
@@ -51,6 +57,28 @@ class Rung(NamedTuple):
 
 
 LADDER = (Rung(), Rung(one_thread=True), Rung(one_thread=True, small_files=True))
+
+# How ripgrep ends the preview of a line over --max-columns bytes.
+_PREVIEW = re.compile(rb" \[\.\.\. (?:omitted end of long line|\d+ more match(?:es)?)\]\Z")
+
+
+def find_rg() -> str | None:
+    """The rg shipped by the `ripgrep` wheel next to this Python, else one on PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    beside = Path(sysconfig.get_path("scripts")) / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+def matched_text(content: bytes) -> tuple[str, bool]:
+    """(the text of a matching line rg printed, whether rg cut it): a line over 500 bytes
+    arrives as rg's preview, its first 500 bytes and a marker; a CRLF line's "\r" is part of
+    the line break, not content."""
+    preview = _PREVIEW.search(content)
+    text = content[: preview.start() if preview else None].decode("utf-8", "replace")
+    return text.removesuffix("\r"), preview is not None
+
 
 _FLAGS = [
     "--no-config",  # a user's ~/.ripgreprc must not change what the model sees

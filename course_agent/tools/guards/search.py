@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course_agent.paths import open_inside
 from course_agent.protocol import ToolError
 from course_agent.safety.redaction import encoded_forms, known_secrets, redact
 from course_agent.tools.guards.keyfiles import is_key_file
+from course_agent.tools.guards.opened import open_inside
 from course_agent.tools.guards.ripgrep import (
     COUNT_BUDGET,
     Ripgrep,

@@ -31,6 +31,7 @@ __all__ = [
     "LineIndex",
     "Page",
     "read_page",
+    "text_encoding",
 ]
 
 CHUNK = 1 << 20  # 1 MiB: the most of a file held at once, however long its lines
@@ -49,8 +50,13 @@ MARKS_PER_FILE = 1024  # line starts remembered per file: a page starts at most 
 # where ctime is the creation time, the later of the two).
 SETTLED_NS = 2_000_000_000
 
-# In UTF-8 every character has exactly one byte that is not a continuation byte (0b10xxxxxx).
-_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+# Checked in this order: the UTF-32-LE BOM starts with the UTF-16-LE one.
+_BOMS = [
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+]
 
 # A file's identity: (device, inode, size, mtime, ctime in ns). A write changes size or mtime,
 # and a write whose mtime was set back to hide it still changes the ctime.
@@ -116,11 +122,35 @@ class IndexCache:
 INDEXES = IndexCache(64)  # 64 files, at most MARKS_PER_FILE marks each: a few MB at worst
 
 
-def _length(piece: bytes | str) -> int:
-    """Characters in `piece`: decoded text, or UTF-8 bytes counted without decoding them."""
-    if isinstance(piece, str) or piece.isascii():  # isascii: a fast scan, no copy
-        return len(piece)
-    return len(piece.translate(None, _CONTINUATION_BYTES))
+def text_encoding(file: IO[bytes]) -> str | None:
+    """The encoding a byte-order mark names ("utf-16", "utf-32"), else None for UTF-8; the file
+    is left where its text starts (past a UTF-8 BOM, at a UTF-16/32 one for its decoder)."""
+    head = file.read(4)
+    encoding = next((name for bom, name in _BOMS if head.startswith(bom)), None)
+    file.seek(len(codecs.BOM_UTF8) if head.startswith(codecs.BOM_UTF8) else 0)
+    return encoding
+
+
+class _Length:
+    """Characters in a line that arrives in pieces, as "replace" decoding would show them: an
+    ASCII piece by its length, anything else through one incremental decoder, so a character
+    (or an invalid byte) split over two pieces counts as it shows."""
+
+    def __init__(self) -> None:
+        self.count, self._decoder = 0, None
+
+    def add(self, piece: bytes | str) -> None:
+        if isinstance(piece, str) or (self._decoder is None and piece.isascii()):
+            self.count += len(piece)
+            return
+        if self._decoder is None:
+            self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.count += len(self._decoder.decode(piece))
+
+    def end(self) -> int:
+        if self._decoder is not None:
+            self.count += len(self._decoder.decode(b"", final=True))
+        return self.count
 
 
 class _LineReader:
@@ -155,6 +185,7 @@ class _LineReader:
         self.marks, self.spacing = marks, spacing
         self.reach = (lines, offset, at_line_start)
         self.deadline, self.stopped, self.ended = deadline, False, False
+        self.binary = False  # a NUL byte in what was read (UTF-8 only): grep's rule too
 
     def _fill(self) -> bool:
         """Make sure unread data is buffered; False at the end of the file or of the time."""
@@ -169,6 +200,8 @@ class _LineReader:
         self.base += len(self.buffer)
         self.buffer, self.position = self.read(CHUNK), 0
         self.ended = not self.buffer
+        if isinstance(self.buffer, bytes) and b"\0" in self.buffer:  # binary: read no further
+            self.binary, self.ended, self.buffer = True, True, self.buffer[:0]
         if late and not self.ended:
             self.stopped, self.buffer = True, self.buffer[:0]
             return False
@@ -207,11 +240,12 @@ class _LineReader:
         return self.lines
 
     def line(self, keep: int) -> tuple[Any, int] | None:
-        """The next line's first `keep` units (bytes or characters) and its full length (what
-        was passed of it, if the time ran out inside it)."""
+        """The next line's first `keep` units (bytes or characters) and its full length in
+        characters (what was passed of it, if the time ran out inside it). The "\r" of a CRLF
+        belongs to the line break: it is neither kept nor counted."""
         if not self._fill():
             return None
-        pieces, kept, length = [], 0, 0
+        pieces, kept, passed, length, last = [], 0, 0, _Length(), self.newline[:0]
         while self._fill():
             end = self.buffer.find(self.newline, self.position)
             stop = len(self.buffer) if end < 0 else end
@@ -219,12 +253,18 @@ class _LineReader:
             if kept < keep:
                 pieces.append(piece[: keep - kept])
                 kept += len(pieces[-1])
-            length += _length(piece)  # the rest of a huge line is counted, never kept
+            length.add(piece)  # the rest of a huge line is counted, never kept
+            passed += len(piece)
+            last = piece[-1:] or last
             self.position = stop if end < 0 else end + 1
             if end >= 0:
                 break
         self.lines, self.at_line_start = self.lines + 1, not self.stopped
-        return self.newline[:0].join(pieces), length
+        head, count = self.newline[:0].join(pieces), length.end()
+        if last in ("\r", b"\r") and end >= 0:  # a CRLF line: its "\r" is not content
+            count -= 1
+            head = head[:-1] if passed == kept else head  # kept whole: its end is the "\r"
+        return head, count
 
     def count_buffered(self) -> int:
         """The lines passed, plus those ending in the chunk already read: a lower bound of the
@@ -282,6 +322,7 @@ class Page:
     total: int
     exact: bool = True
     stopped: bool = False
+    binary: bool = False  # a NUL byte was read: the file is not text, whatever the page shows
 
 
 def read_page(
@@ -337,9 +378,10 @@ def read_page(
             reader.count_rest()
         exact = reader.ended and reader.at_line_start and not reader.stopped
         total = reader.lines if exact else reader.count_buffered()
-    if info.st_size and time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS:
+    settled = time.time_ns() - max(info.st_mtime_ns, info.st_ctime_ns) > SETTLED_NS
+    if info.st_size and settled and not reader.binary:  # a binary file is read afresh each time
         INDEXES.put(identity, _learnt(index, reader, total if exact else None))
-    return Page(first, shown, total, exact, reader.stopped)
+    return Page(first, shown, total, exact, reader.stopped, reader.binary)
 
 
 def _learnt(index: LineIndex | None, reader: _LineReader, total: int | None) -> LineIndex:

@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from course_agent.paths import open_directory_inside
 from course_agent.tools.guards.ignore import KINDS, MAX_RULES_BYTES, Rules
 from course_agent.tools.guards.keyfiles import is_key_name
+from course_agent.tools.guards.opened import open_directory_inside
 
 __all__ = [
     "COURSE_SKIPS",
