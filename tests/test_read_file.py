@@ -593,3 +593,28 @@ def test_a_file_whose_size_says_zero_is_read_bounded() -> None:
 def test_a_truly_empty_file_is_still_empty(tmp_path: Path) -> None:
     write(tmp_path, "empty.txt", "")
     assert read(tmp_path, "empty.txt") == "empty.txt (empty file)"
+
+
+@pytest.mark.parametrize(
+    ("line", "length"),
+    [
+        (b"c" * 600 + b"\r\n", 600),  # CRLF: the \r belongs to the line break
+        (b"\xff" * 600 + b"\n", 600),  # each invalid byte shows as one U+FFFD
+        (b"\xc0\x80" * 300 + b"\n", 600),  # an overlong sequence: two U+FFFD, not one
+        (b"\x80" * 600 + b"\n", 600),  # lone continuation bytes: one U+FFFD each
+        ("é".encode() * 600 + b"\r\n", 600),
+    ],
+)
+def test_the_cut_note_counts_the_characters_shown(tmp_path: Path, line: bytes, length: int) -> None:
+    write(tmp_path, "cut.txt", line + b"next\r\n")
+    shown = read(tmp_path, "cut.txt").split("\n")
+    assert shown[1].endswith(f"… [line cut at 500 of {length} characters]")
+    assert shown[2] == "2  next"
+    # What it counts is what `sed` shows of the line, decoded as the page decodes it.
+    expected = line.rstrip(b"\n").removesuffix(b"\r").decode("utf-8", "replace")
+    assert len(expected) == length and shown[1][3:503] == expected[:500]
+
+
+def test_a_crlf_line_of_exactly_500_characters_is_not_cut(tmp_path: Path) -> None:
+    write(tmp_path, "edge.txt", b"b" * 500 + b"\r\n")
+    assert read(tmp_path, "edge.txt").split("\n")[1] == "1  " + "b" * 500

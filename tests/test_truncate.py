@@ -65,3 +65,9 @@ def test_at_the_ceiling_and_where_the_numbers_grow_a_digit(length, ok, meta):
     assert note == f"\n[...{removed} of {total} chars cut; use offset for middle]\n"
     assert result.content == text[:head] + note + text[-tail:]
     assert result.meta == {**meta, "truncated": True, "originalChars": length}
+
+
+def test_a_result_whose_meta_is_none_is_cut_as_the_course_cuts_it() -> None:
+    # The course's code does `result.meta or {}`: a result built with meta=None is cut too.
+    cut = truncate_result(ToolResult("x" * 20_000, meta=None))  # type: ignore[arg-type]
+    assert len(cut.content) == 8054 and cut.meta == {"truncated": True, "originalChars": 20_000}
