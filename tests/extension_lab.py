@@ -135,11 +135,11 @@ WRONG: dict[str, tuple[int, Callable[[str], str], int, str]] = {
         3,
         "a string prefix is not a parent",
     ),
-    "~ taken for a file name": (
+    "~ judged by the string": (
         2,
-        _edit('if path.startswith("~"):', 'if path.startswith("~~"):'),
+        _edit("    try:\n", '    if path.startswith("~"):\n        return False\n    try:\n'),
         3,
-        "a path starting with ~ means a home directory",
+        "only the resolved path decides",
     ),
     "a loop left uncaught": (
         2,
