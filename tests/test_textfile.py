@@ -66,10 +66,10 @@ def page(path: Path, first: int, limit: int, encoding: str | None = None) -> tup
 
 
 def reference(data: bytes) -> list[str]:
-    """What the lines are, by definition: split on \\n, no empty line after a final \\n."""
-    lines = data.split(b"\n")
-    if lines[-1] == b"":
-        lines.pop()
+    """What the lines are, by definition: split on \\n, no empty line after a final \\n; the
+    \\r of a CRLF belongs to the line break (a last line without \\n keeps its \\r)."""
+    *ended, last = data.split(b"\n")
+    lines = [line.removesuffix(b"\r") for line in ended] + ([last] if last else [])
     return [line.decode("utf-8", "replace")[:KEEP] for line in lines]
 
 
