@@ -20,8 +20,9 @@ from class_mixture import ENDLESS_DRAIN
 from lab_class import RELEASE, SOURCE, kernel_env, solution, solved, submission
 from test_selftest import REPLAY
 
-from course_agent.lab.grade import LARGEST_NOTEBOOK, GradeRow, find_notebooks, grade_one
+from course_agent.lab.grade import GradeRow, find_notebooks, grade_one
 from course_agent.lab.grade_command import main_grade, print_table
+from course_agent.lab.notebook_file import LARGEST_NOTEBOOK
 
 TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
 KEY = "sk-grader-probe-0123456789"

@@ -100,11 +100,12 @@ def test_a_run_names_the_cell_that_hung_or_killed_its_kernel() -> None:
 
 
 def test_a_run_keeps_a_bounded_amount_of_output_and_each_cells_reply() -> None:
-    # 12 MB printed in 1 MB lines: the run goes on, keeping at most OUTPUT_LIMIT characters, and
-    # the kernel's reply to every cell still comes (its outputs may not: see QUEUED_MESSAGES).
+    # 12 MB printed in 1 MB lines, flushed one by one: the run goes on, keeping at most
+    # OUTPUT_LIMIT bytes of output, and the kernel's reply to every cell still comes.
     nb = notebook(
         "print('before')",
-        "for _ in range(12):\n    print('x' * 1_000_000)",
+        "import sys, time\nfor _ in range(12):\n    print('x' * 1_000_000)\n"
+        "    sys.stdout.flush(); time.sleep(0.05)",
         "raise ValueError('the reply names it')",
     )
     replies: dict[int, dict] = {}

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from course_agent.lab.notebook_file import read_notebook
 from course_agent.lab.restore import released_path, restore
 from course_agent.lab.rows import GradeRow, grader_keys, short_names
 from course_agent.safety.redaction import redact
@@ -80,11 +81,9 @@ class _Cells:
     """Where the cells of one submission are, for saying which one to look at."""
 
     def __init__(self, path: Path, reference: Any) -> None:
-        import nbformat
-
         self.reference = reference
         try:
-            self.student: Any = nbformat.read(path, as_version=4)
+            self.student: Any = read_notebook(path)
         except Exception:  # not a notebook: the row says so, and no cell can be named
             self.student = None
 

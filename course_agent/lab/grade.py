@@ -28,6 +28,7 @@ from course_agent.lab.gradebook import write_csv
 from course_agent.lab.jail import Limits
 from course_agent.lab.kernel import run_notebook
 from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
+from course_agent.lab.notebook_file import NotANotebook, read_notebook
 from course_agent.lab.progress import GradeProgress
 from course_agent.lab.report import ClassReport
 from course_agent.lab.restore import restore
@@ -48,8 +49,6 @@ __all__ = [
     "run_judged",
     "write_csv",
 ]
-
-LARGEST_NOTEBOOK = 20_000_000  # bytes: the labs with every output are under 100 KB
 
 
 def run_judged(
@@ -133,7 +132,6 @@ def grade_one(
 ) -> GradeRow:
     """Restore, run and score one submission as `lab` (None: the lab its cells belong to); never
     raises. `keys` (default: the grader's) are cut out of the row, should a notebook print one."""
-    import nbformat
 
     started = time.perf_counter()
     hidden = grader_keys() if keys is None else keys
@@ -141,13 +139,11 @@ def grade_one(
     def row(note: str, report: dict[str, Any] | None = None) -> GradeRow:
         return row_from_report(str(path), report, time.perf_counter() - started, note, hidden)
 
-    if path.is_symlink():  # a link to the solution, say, in the instructor's course folder
-        return row("a symbolic link, not a notebook: hand in the notebook itself")
-    try:
-        if (size := path.stat().st_size) > LARGEST_NOTEBOOK:
-            return row(f"too large: {size:,} bytes, at most {LARGEST_NOTEBOOK:,} are read")
-        nb = nbformat.read(path, as_version=4)
-    except Exception as exc:  # broken JSON, not UTF-8, not a notebook at all
+    try:  # a link (to the solution in the course folder, say), a FIFO, 20 MB or 64 deep: refused
+        nb = read_notebook(path)
+    except NotANotebook as exc:
+        return row(str(exc))
+    except Exception as exc:  # broken JSON, not a notebook at all
         # nbformat's NotJSONError quotes the file; the JSON error behind it says where it broke.
         cause = exc.__cause__ or exc
         first_line = (str(cause).splitlines() or [""])[0][:100]

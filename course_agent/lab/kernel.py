@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import re
 import signal
@@ -24,17 +25,25 @@ from typing import Any
 
 from course_agent.lab.jail import Limits, kernel_manager
 from course_agent.lab.kernel_spec import current_env_kernels
+from course_agent.lab.wire import Wire
 
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
 # imported where they are used, so that the CLI starts without them.
 
-__all__ = ["OUTPUT_LIMIT", "is_key_name", "kernel_environment", "run_notebook"]
+__all__ = [
+    "OUTPUT_LIMIT",
+    "is_key_name",
+    "kernel_environment",
+    "output_kept",
+    "run_notebook",
+    "stop_kernel",
+]
 
 # OPENAI_API_KEY, GITHUB_TOKEN, aws_secret, DB_PASSWORD, ... in any case: the name's last part.
 KEY_NAME = re.compile(r"(?:^|_)(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
 SHORTEST_KEY = 8  # a removed value this long is also looked for inside the values that stay
-# Characters of output a run keeps, all cells together; later outputs are dropped. A lab prints a
-# few thousand; a loop printing forever must not fill the grader's memory (1.9 GB in 10 s).
+# Bytes of output a run keeps in the notebook, all cells together, counted as they were sent
+# (wire.py); later outputs are dropped. A lab prints a few thousand.
 OUTPUT_LIMIT = 10_000_000
 
 
@@ -59,21 +68,26 @@ def kernel_environment(environ: Mapping[str, str] | None = None) -> dict[str, st
     }
 
 
+def output_kept(km: Any, msg: dict[str, Any]) -> bool:
+    """Whether an output message still fits in OUTPUT_LIMIT bytes, all kept outputs counted as
+    they were sent (a message read elsewhere: its content as JSON)."""
+    size = msg.get("wire_bytes")
+    if not isinstance(size, int):
+        size = len(json.dumps(msg.get("content"), default=str).encode())
+    km.output_kept = getattr(km, "output_kept", 0) + size
+    return km.output_kept <= OUTPUT_LIMIT
+
+
 @functools.cache
 def _capped_client() -> type:
-    """nbclient's client, keeping outputs until OUTPUT_LIMIT characters, then dropping the rest."""
+    """nbclient's client, keeping outputs until OUTPUT_LIMIT bytes, then dropping the rest."""
     from nbclient import NotebookClient
 
     class CappedClient(NotebookClient):
-        kept = 0  # characters of output so far, this run
-
         def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> Any:
-            content = msg.get("content", {})
-            data = content.get("data", {}).values() if isinstance(content, dict) else []
-            self.kept += len(content.get("text", "")) + sum(len(value) for value in data)
-            if self.kept > OUTPUT_LIMIT:
-                return None
-            return super().output(outs, msg, display_id, cell_index)
+            if output_kept(self.km, msg):
+                return super().output(outs, msg, display_id, cell_index)
+            return None
 
     return CappedClient
 
@@ -104,7 +118,7 @@ def run_notebook(
 
     The kernel starts in `cwd`, or in a new empty folder (then nothing beside the notebook, a
     `.env` say, is at hand). An exception inside a cell does not stop the run (its output is
-    stored, as in JupyterLab, up to OUTPUT_LIMIT characters in all); a cell running over
+    stored, as in JupyterLab, up to OUTPUT_LIMIT bytes in all); a cell running over
     `timeout` seconds, the whole run over `limits.wall_seconds`, or a dying kernel, does, and
     `describe(index)` names that cell in the message. `on_reply(index, reply)` gets the kernel's
     reply to each cell that ran (its status; for an error, its name and text).
@@ -123,6 +137,7 @@ def run_notebook(
             km = kernel_manager(folder, limits=limits or Limits(), binds=binds)
         else:
             km = current_env_kernels()(kernel_name="current-env")
+        km.wire = Wire(stop=lambda why: stop_kernel(km, why))
         client = _capped_client()(
             nb,
             km=km,
@@ -148,13 +163,15 @@ def run_notebook(
             client.execute(
                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cleanup_kc=True
             )
+            if km.wire.stopped:  # stopped in the last cell, after its reply came
+                return f"stopped: {km.wire.stopped}, in {where()}"
         except CellTimeoutError:
+            if km.wire.stopped:
+                return f"stopped: {km.wire.stopped}, in {where()}"
             return f"timeout: {where()} ran over {timeout:g} s"
         except DeadKernelError:
             stopped = _limit_hit(km)
             return f"stopped: {stopped}, in {where()}" if stopped else f"kernel died in {where()}"
-        except RecursionError:  # jupyter_client's json.loads on a message nested 200,000 deep
-            return f"stopped: the kernel sent a message nested too deep to read, in {where()}"
         finally:
             if deadline is not None:
                 deadline.cancel()
@@ -163,19 +180,20 @@ def run_notebook(
     return ""
 
 
+def stop_kernel(km: Any, why: str) -> None:
+    """Kill `km`'s kernel now (with a sandbox: all of it), from any thread, for `why`."""
+    if hasattr(km, "stop"):
+        km.stop(why)
+    elif (process := getattr(km.provisioner, "process", None)) is not None:
+        km.stopped = why  # the kernel leads its own session (jupyter_client starts it so)
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def _deadline(km: Any, seconds: float) -> threading.Timer:
     """A timer that kills the kernel (with a sandbox: all of it) `seconds` from now."""
     why = f"the notebook ran over its wall limit of {seconds:g} s"
-
-    def stop() -> None:
-        if hasattr(km, "stop"):
-            km.stop(why)
-        elif (process := getattr(km.provisioner, "process", None)) is not None:
-            km.stopped = why  # the kernel leads its own session (jupyter_client starts it so)
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGKILL)
-
-    timer = threading.Timer(seconds, stop)
+    timer = threading.Timer(seconds, stop_kernel, (km, why))
     timer.daemon = True
     timer.start()
     return timer
@@ -183,6 +201,9 @@ def _deadline(km: Any, seconds: float) -> threading.Timer:
 
 def _limit_hit(km: Any) -> str:
     """Which limit stopped the kernel, as a phrase; "" when it died on its own."""
+    wire = getattr(km, "wire", None)
+    if wire is not None and wire.stopped:
+        return wire.stopped
     if hasattr(km, "limit_hit"):
         return km.limit_hit()
     return getattr(km, "stopped", "")

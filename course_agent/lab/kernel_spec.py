@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from course_agent.lab.wire import LARGEST_MESSAGE, QUEUED_MESSAGES, bounded, bounded_client
+
 __all__ = [
     "LARGEST_MESSAGE",
     "LAUNCH",
@@ -33,22 +35,6 @@ sys.modules["debugpy"] = None
 from ipykernel import kernelapp
 kernelapp.launch_new_instance()
 """
-
-# What may wait unread from one kernel. A kernel printing faster than we read queued 1000 messages,
-# each what it printed in a fifth of a second (the grader reached 651 MB in 10 s); past 100 the
-# kernel's side drops them, and one over 20 MB cuts its output connection for the rest of the run
-# (later cells then wait 4 s each for outputs that no longer come; the grade is in the replies).
-QUEUED_MESSAGES = 100
-LARGEST_MESSAGE = 20_000_000  # bytes
-
-
-def bounded(sock: Any) -> Any:
-    """A zmq socket that queues at most QUEUED_MESSAGES and takes none over LARGEST_MESSAGE."""
-    import zmq
-
-    sock.setsockopt(zmq.RCVHWM, QUEUED_MESSAGES)
-    sock.setsockopt(zmq.MAXMSGSIZE, LARGEST_MESSAGE)
-    return sock
 
 
 @functools.cache
@@ -80,25 +66,12 @@ def current_env_kernels() -> type:
 
     Async on purpose: nbclient polls a blocking manager's channels forever once its kernel dies.
     """
-    import zmq.asyncio
-    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.kernelspec import KernelSpecManager
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import Type, default
 
-    class BoundedSockets(zmq.asyncio.Context):
-        # Set before each socket connects, where it takes effect.
-        def socket(self, *args: Any, **kwargs: Any) -> Any:
-            return bounded(super().socket(*args, **kwargs))
-
-    class BoundedClient(AsyncKernelClient):
-        @default("context")
-        def _context_default(self) -> zmq.asyncio.Context:
-            self._created_context = True  # so that the client destroys it when done
-            return BoundedSockets()
-
     class CurrentEnvKernelManager(AsyncKernelManager):
-        client_factory = Type(BoundedClient)
+        client_factory = Type(bounded_client())  # every byte it reads counted (wire.py)
 
         @default("kernel_spec_manager")
         def _default_kernel_spec_manager(self) -> KernelSpecManager:
