@@ -139,21 +139,30 @@ def _run(argv: list[str]) -> int:
 
 
 def _ask(question: str, setup: Setup, max_turns: int, seconds: float) -> int:
+    from course_agent.accumulator import ToolCallAccumulator
+    from course_agent.app.channels import (
+        RedactingModel,
+        RedactingRegistry,
+        redacting,
+        shown_events,
+    )
     from course_agent.app.guard import RunDeadline, run_guarded
     from course_agent.registry import default_registry
     from course_agent.render.terminal import print_events
 
     deadline = RunDeadline(seconds)
     deadline.bind(setup.model)  # a gateway's request ends with the run
+    # Each channel out (text, calls, results, errors) leaves with every known key cut.
     events = run_guarded(
         question,
-        setup.model,
-        default_registry(),
+        RedactingModel(setup.model),
+        RedactingRegistry(default_registry()),
         setup.tool_context(),
         max_turns=max_turns,
+        accumulator=redacting(ToolCallAccumulator),
         deadline=deadline,
     )
-    stopped = print_events(events, sys.stdout)
+    stopped = print_events(shown_events(events), sys.stdout)
     return EXIT_CODES[stopped.reason]
 
 

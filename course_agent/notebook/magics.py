@@ -22,6 +22,8 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.display import display
 
+from course_agent.accumulator import ToolCallAccumulator
+from course_agent.app.channels import RedactingModel, RedactingRegistry, redacting, shown_events
 from course_agent.app.guard import RunDeadline, run_guarded
 from course_agent.app.options import DEFAULT_RUN_SECONDS, RUN_DEADLINE_VARIABLE, seconds_from
 from course_agent.app.settings import Setup, add_model_options, choose
@@ -146,7 +148,7 @@ class AgentMagics(Magics):
         model = setup.model
         if isinstance(model, (ScriptedModel, ReplayModel)):  # a real gateway has its own pace
             model = paced(model, pace)
-        registry, ctx = default_registry(), setup.tool_context()
+        registry, ctx = RedactingRegistry(default_registry()), setup.tool_context()
         try:
             seconds = seconds_from(
                 os.environ, RUN_DEADLINE_VARIABLE, DEFAULT_RUN_SECONDS, args.deadline
@@ -155,14 +157,18 @@ class AgentMagics(Magics):
             raise UsageError(f"%%agent: {exc}") from None
         deadline = RunDeadline(seconds)
         deadline.bind(setup.model)  # a gateway's request ends with the run
-        events = run_guarded(
-            question,
-            conversation.fragments.watch(model),
-            registry,
-            ctx,
-            messages=conversation.messages,
-            max_turns=args.max_turns,
-            deadline=deadline,
+        # Each channel out (text, fragments, calls, results, errors) leaves with known keys cut.
+        events = shown_events(
+            run_guarded(
+                question,
+                conversation.fragments.watch(RedactingModel(model)),
+                registry,
+                ctx,
+                messages=conversation.messages,
+                max_turns=args.max_turns,
+                accumulator=redacting(ToolCallAccumulator),
+                deadline=deadline,
+            )
         )
         # A replay runs through the same registry and root, and never touches the transcript.
         cards = LiveCards(
