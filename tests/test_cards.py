@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from course_agent.loop import run_agent
 from course_agent.notebook.cards import LiveCard, LiveCards, ToolCard, ToolsView, show_events
-from course_agent.notebook.cards.fragments import FragmentLog
+from course_agent.notebook.cards.fragments import FragmentLog, fragments_html
 from course_agent.notebook.cards.show import INTERRUPTED
 from course_agent.notebook.cards.static import ARGS_CHARS, BODY_ARGS_CHARS
+from course_agent.notebook.fragments_demo import FragmentDemo
 from course_agent.notebook.saving import SAVE_STATIC, WIDGET_VIEW
 from course_agent.offline.repository import QUESTION, build_sandbox
 from course_agent.offline.scripted import ScriptedModel
@@ -20,6 +21,7 @@ from course_agent.protocol import (
     AgentStopped,
     TextDelta,
     ToolCall,
+    ToolCallDelta,
     ToolContext,
     ToolFinished,
     ToolResult,
@@ -98,6 +100,66 @@ def test_the_summary_reads_like_the_line_with_a_tick_for_ok(kind):
     assert [tag for tag, _ in reader.tags[:2]] == ["details", "summary"]
 
 
+# -- issue 30 item 5: the HTML escapes what the text form escapes --------------------------------
+
+# The explicit bidi controls and marks (Trojan Source reorders a browser's line as it does a
+# terminal's), and the zero-width characters: the joiners U+200C and U+200D stay themselves in
+# both forms (scripts and emoji need them), every other one is an escape in both.
+BIDI = [
+    "\u061c",
+    "\u200e",
+    "\u200f",
+    *map(chr, range(0x202A, 0x202F)),
+    *map(chr, range(0x2066, 0x206A)),
+]
+ZERO_WIDTH = ["\u200b", "\u200c", "\u200d", *map(chr, range(0x2060, 0x2065)), "\ufeff"]
+JOINERS = {"\u200c", "\u200d"}
+
+
+def html_text(markup: str) -> str:
+    """What a browser shows of `markup`: its text, entities decoded."""
+    texts: list[str] = []
+    reader = HTMLParser(convert_charrefs=True)
+    reader.handle_data = texts.append  # type: ignore[method-assign]
+    reader.feed(markup)
+    reader.close()
+    return "".join(texts)
+
+
+def shown_forms(char: str) -> list[tuple[str, str]]:
+    """(text form, what the HTML shows) of each card kind, with `char` in every outside text."""
+    call = ToolCall("c", f"read{char}file", '{"path": "a' + char + 'b"}' + " " * ARGS_CHARS)
+    result = ToolResult(f"x{char}y\nz{char}")
+    finished, running = ToolCard(call, result), ToolCard(call)
+    forms = [(str(card), html_text(card._repr_html_())) for card in (finished, running)]
+    log = FragmentLog()
+    turn = log.start_turn()
+    log.add(turn, ToolCallDelta(0, f"id{char}", f"glob{char}", f'{{"p{char}":1}}'))
+    listed = html_text(fragments_html(turn, 0))
+    forms.append((printable(f'id{char} glob{char} {{"p{char}":1}}'), listed))
+    demo = FragmentDemo("interleaved")
+    object.__setattr__(demo, "fragments", [ToolCallDelta(1, f"c{char}", f"grep{char}", "{}")])
+    forms += [(str(demo), html_text(demo._repr_html_())), (str(demo), html_text(demo.step_html(1)))]
+    return forms
+
+
+@pytest.mark.parametrize("char", BIDI + ZERO_WIDTH, ids=lambda char: f"U+{ord(char):04X}")
+def test_each_bidi_and_zero_width_control_shows_in_html_as_in_the_text_form(char):
+    escaped = char not in JOINERS
+    assert (printable(char) != char) == escaped
+    for text, shown in shown_forms(char):
+        assert (char in text) == (char in shown) == (not escaped), (text, shown)
+        if escaped:
+            assert printable(char) in text and printable(char) in shown
+
+
+@given(name=st.text(max_size=20), args=st.text(max_size=40), content=st.text(max_size=200))
+def test_a_cards_html_never_shows_a_character_its_text_form_escapes(name, args, content):
+    card = ToolCard(ToolCall("c", name, args), ToolResult(content))
+    shown = html_text(card._repr_html_())
+    assert printable(shown) == shown
+
+
 def test_the_badge_does_not_wrap_and_the_result_is_monospace():
     reader = read_card(ToolCard(CALL, RESULTS["truncated"]))
     assert reader.found["summary"].endswith("[truncated from 38000]")
@@ -139,7 +201,7 @@ def test_whatever_the_model_or_a_file_says_the_card_is_inert(name, args, content
     card = ToolCard(ToolCall("c", name, args), ToolResult(content))
     html = card._repr_html_()
     assert not re.search(r"<(?!/?(details|summary|b|code|pre|span|div)\b)", html), "only our tags"
-    assert read_card(card).found["pre"] == content
+    assert read_card(card).found["pre"] == printable(content)
     assert "\n" not in str(card).split(" fed back ")[0]  # the line's head is one line
 
 

@@ -65,7 +65,10 @@ def test_a_stop_with_a_message_is_printed_with_a_mark():
 CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)] if chr(c) not in "\n\t"]
 # The explicit bidi controls, which reorder what a terminal shows ("Trojan Source").
 BIDI = [chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]]
-ESCAPED = set(CONTROLS) | set(BIDI)
+# The invisible characters that join nothing: two paths that differ by one look the same.
+INVISIBLE = ["\u200b", *map(chr, range(0x2060, 0x2065)), "\ufeff"]
+MARKS = ["\u061c", "\u200e", "\u200f", "\u2028", "\u2029"]
+ESCAPED = set(CONTROLS) | set(BIDI) | set(INVISIBLE) | set(MARKS)
 
 
 @pytest.mark.parametrize("control", CONTROLS)
@@ -76,6 +79,17 @@ def test_each_control_character_is_shown_as_its_escape(control):
 @pytest.mark.parametrize("control", BIDI)
 def test_each_bidi_control_is_shown_as_its_escape(control):
     assert printable(f"a{control}b") == f"a\\u{ord(control):04x}b"
+
+
+@pytest.mark.parametrize("char", INVISIBLE)
+def test_each_invisible_character_is_shown_as_its_escape(char):
+    assert printable(f"src/calc{char}.js") == f"src/calc\\u{ord(char):04x}.js"
+
+
+def test_the_joiners_scripts_and_emoji_need_are_kept():
+    assert printable("\u0645\u06cc\u200c\u0634\u0648\u062f \U0001f469\u200d\U0001f4bb") == (
+        "\u0645\u06cc\u200c\u0634\u0648\u062f \U0001f469\u200d\U0001f4bb"
+    )
 
 
 @pytest.mark.parametrize("surrogate", ["\ud800", "\udcff", "\udfff"])
@@ -95,7 +109,7 @@ def test_a_lone_surrogate_is_shown_as_its_escape_and_prints(surrogate):
 HOSTILE_TEXT = st.lists(
     st.one_of(
         st.characters(exclude_categories=()),
-        st.sampled_from([*BIDI, "\ud800", "\udcff", "\x1b", "\x07", "\x9b", "\r"]),
+        st.sampled_from([*BIDI, *INVISIBLE, "\ud800", "\udcff", "\x1b", "\x07", "\x9b", "\r"]),
     )
 ).map("".join)
 

@@ -8,12 +8,12 @@ deltas (only the call fragments are replayed) and streams without an index (Mist
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
+from course_agent.notebook.cards.static import text_html
 from course_agent.notebook.merges import (
     Slot,
     call_problem,
@@ -26,6 +26,7 @@ from course_agent.offline.repository import QUESTION
 from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolCallDelta
 from course_agent.providers.openai_chunks import events_from_lines
+from course_agent.render.terminal import printable
 
 __all__ = ["SOURCES", "FragmentDemo", "FragmentPlayer", "recorded_fragments", "scripted_fragments"]
 
@@ -92,9 +93,9 @@ def _slots_html(slots: list[tuple[str, Slot]], final: bool) -> str:
         text = f"{label}: {slot.get('name') or '(no name)'} {slot.get('args', '')}"
         problem = call_problem(slot) if final else None
         lines.append(
-            f'<span style="{BAD}">x {html.escape(text)} - {html.escape(problem)}</span>'
+            f'<span style="{BAD}">x {text_html(text)} - {text_html(problem)}</span>'
             if problem
-            else html.escape(("v " if final else "") + text)
+            else text_html(("v " if final else "") + text)
         )
     return f'<pre style="{MONO}">{"<br>".join(lines) or "(empty)"}</pre>'
 
@@ -128,15 +129,15 @@ class FragmentDemo:
     def step_html(self, step: int) -> str:
         """The view at one step: the fragments so far (the newest in bold) and the three merges."""
         final = step == len(self.fragments)
-        arrived = [html.escape(_fragment_text(d)) for d in self.fragments[:step]]
+        arrived = [text_html(_fragment_text(d)) for d in self.fragments[:step]]
         if arrived:
             arrived[-1] = f"<b>{arrived[-1]}</b>"
         columns = "".join(
-            f'<td style="{CELL}"><b>{html.escape(name)}</b>{_slots_html(slots, final)}</td>'
+            f'<td style="{CELL}"><b>{text_html(name)}</b>{_slots_html(slots, final)}</td>'
             for name, slots in self.merges(step).items()
         )
         return (
-            f"<div><b>{html.escape(self.source)}</b>: {html.escape(self.title)}<br>"
+            f"<div><b>{text_html(self.source)}</b>: {text_html(self.title)}<br>"
             f"fragment {step} of {len(self.fragments)}"
             f'<pre style="{MONO}">{"<br>".join(arrived) or "(nothing yet)"}</pre>'
             f'<table style="border-collapse:collapse"><tr>{columns}</tr></table></div>'
@@ -145,7 +146,7 @@ class FragmentDemo:
     def _repr_html_(self) -> str:
         """The static form: every step as a table row, for readers without a live kernel."""
         header = "".join(
-            f'<th style="{CELL}">{html.escape(name)}</th>'
+            f'<th style="{CELL}">{text_html(name)}</th>'
             for name in ["#", "fragment", *self.merges(0)]
         )
         rows = []
@@ -154,13 +155,13 @@ class FragmentDemo:
                 f'<td style="{CELL}">{_slots_html(slots, step == len(self.fragments))}</td>'
                 for slots in self.merges(step).values()
             )
-            fragment = html.escape(_fragment_text(self.fragments[step - 1]))
+            fragment = text_html(_fragment_text(self.fragments[step - 1]))
             rows.append(
                 f'<tr><td style="{CELL}">{step}</td>'
                 f'<td style="{CELL}"><pre style="{MONO}">{fragment}</pre></td>{cells}</tr>'
             )
         return (
-            f"<div><b>{html.escape(self.source)}</b>: {html.escape(self.title)}"
+            f"<div><b>{text_html(self.source)}</b>: {text_html(self.title)}"
             f'<table style="border-collapse:collapse"><tr>{header}</tr>{"".join(rows)}</table>'
             "</div>"
         )
@@ -176,7 +177,7 @@ class FragmentDemo:
                 lines.append(
                     f"  {label}: {slot.get('name') or '(no name)'} {slot.get('args', '')} {mark}"
                 )
-        return "\n".join(lines)
+        return printable("\n".join(lines))  # as the HTML shows it: controls escaped
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         return {"text/plain": str(self), "text/html": self._repr_html_()}

@@ -3,9 +3,9 @@
 Consumes loop events only; the notebook's cards reuse these lines as their text/plain form. Text
 from outside (model text, arguments, results, gateway errors) is printed with control characters,
 bidi overrides and lone surrogates escaped, so a repository file cannot retitle, clear or beep the
-terminal, reorder what it shows, or stop the run with an encoding error. Keys were cut where the
-text entered (providers/, the tools' readers). Deliberately not handled: colour, widths, and
-look-alikes (zero-width spaces, homoglyphs).
+terminal, reorder what it shows, hide a character, or stop the run with an encoding error. Keys
+were cut where the text entered (providers/, the tools' readers). Deliberately not handled: colour,
+widths, look-alikes (homoglyphs), and the joiners U+200C and U+200D, which scripts and emoji need.
 """
 
 from __future__ import annotations
@@ -30,12 +30,14 @@ FIRST_LINE_CHARS = 100  # enough to recognise a result, short enough for one ter
 # What a terminal acts on instead of showing: C0 controls (ESC starts a sequence, BEL beeps, CR
 # rewrites the line) but newline and tab, DEL, and the C1 controls (0x9b is a one-byte ESC [); the
 # explicit bidi controls and marks, which reorder what is shown ("Trojan Source"); the line and
-# paragraph separators U+2028/U+2029, which some terminals and editors break a line at; and lone
-# surrogates (JSON can spell one, a file name that is not UTF-8 holds one), which no terminal
-# encoding can print.
+# paragraph separators U+2028/U+2029, which some terminals and editors break a line at; the
+# invisible characters that join nothing (zero-width space U+200B, word joiner U+2060, the
+# invisible operators U+2061-U+2064, zero-width no-break space U+FEFF), which make two different
+# paths look the same; and lone surrogates (JSON can spell one, a file name that is not UTF-8
+# holds one), which no terminal encoding can print.
 CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
-    "\u2066-\u2069\ud800-\udfff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff]"
 )
 
 

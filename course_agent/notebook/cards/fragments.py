@@ -7,12 +7,11 @@ Deliberately not handled: text deltas (only call fragments are kept) and keeping
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from course_agent.notebook.cards.static import MONO
+from course_agent.notebook.cards.static import MONO, text_html
 from course_agent.protocol import Model, ModelEvent, ToolCallDelta
 
 __all__ = [
@@ -133,8 +132,8 @@ def _row(number: int, slot: int, delta: ToolCallDelta, mine: bool) -> str:
     weight = "font-weight:bold;" if mine else ""
     return (
         f'<tr style="{style}"><td style="{CELL}">{number}</td>'
-        f'<td style="{CELL};{weight}">{html.escape(" ".join(parts))}</td>'
-        f'<td style="{CELL}">args+=<code>{html.escape(delta.args_delta or "")}</code></td></tr>'
+        f'<td style="{CELL};{weight}">{text_html(" ".join(parts))}</td>'
+        f'<td style="{CELL}">args+=<code>{text_html(delta.args_delta or "")}</code></td></tr>'
     )
 
 
@@ -142,7 +141,7 @@ def fragments_html(turn: TurnFragments, position: int) -> str:
     """The turn's fragments in arrival order; those of its `position`-th call in bold."""
     if not turn.deltas:
         why = turn.forgotten or "the model sent this call's fragments in no stream we saw"
-        return f'<div style="{MONO}">fragments of turn {turn.number}: {html.escape(why)}</div>'
+        return f'<div style="{MONO}">fragments of turn {turn.number}: {text_html(why)}</div>'
     slots, order = slot_order(turn.deltas)
     mine = order[position] if position < len(order) else None
     rows = [
@@ -159,8 +158,8 @@ def fragments_html(turn: TurnFragments, position: int) -> str:
         f"turn {turn.number}: {count} fragments for {len(order)} calls, in arrival order; "
         f"in bold, this call (index {mine})"
     )
-    tail = f"<div>{html.escape('; '.join(notes))}</div>" if notes else ""
+    tail = f"<div>{text_html('; '.join(notes))}</div>" if notes else ""
     return (
-        f'<div style="{MONO}"><div>{html.escape(head)}</div>'
+        f'<div style="{MONO}"><div>{text_html(head)}</div>'
         f'<table style="border-collapse:collapse">{"".join(rows)}</table>{tail}</div>'
     )

@@ -7,12 +7,11 @@ card is made. Deliberately not handled: sending a replay to the model (it never 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from typing import Any
 
 from course_agent.notebook.cards.fragments import TurnFragments, fragments_html
-from course_agent.notebook.cards.static import MONO, ToolCard
+from course_agent.notebook.cards.static import MONO, ToolCard, text_html
 from course_agent.notebook.saving import SAVE_STATIC
 from course_agent.protocol import ToolCall, ToolResult
 
@@ -54,7 +53,7 @@ class LiveCard:
         run.on_click(lambda _: self.run())
         self.replayed = widgets.HTML("")
         self.replay_box = widgets.VBox(
-            [widgets.HTML(f'<div style="{MONO}">{html.escape(REPLAY_NOTE)}</div>'), self.name,
+            [widgets.HTML(f'<div style="{MONO}">{text_html(REPLAY_NOTE)}</div>'), self.name,
              self.args, run, self.replayed],
             layout=widgets.Layout(display="none"),
         )  # fmt: skip

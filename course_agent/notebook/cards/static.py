@@ -1,7 +1,9 @@
 """A tool card's static form: the `text/plain` line and the inline-styled `<details>` HTML.
 
 It reads the same in IPython, an untrusted notebook, nbconvert and GitHub, and it is what a saved
-notebook keeps of a live card. Deliberately not handled: anything that needs a kernel or a script.
+notebook keeps of a live card. Its HTML escapes what its text form escapes (`text_html`): a bidi
+override reorders a browser's line as it does a terminal's. Deliberately not handled: anything that
+needs a kernel or a script.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 from course_agent.protocol import ToolCall, ToolResult
 from course_agent.render.terminal import card_line, first_line, printable
 
-__all__ = ["ARGS_CHARS", "NAME_CHARS", "ToolCard", "ToolsView", "clip"]
+__all__ = ["ARGS_CHARS", "NAME_CHARS", "ToolCard", "ToolsView", "clip", "text_html"]
 
 ARGS_CHARS = 200  # arguments this long fit a summary line; the card's body holds them whole
 NAME_CHARS = 60  # a tool name is the model's to invent: cut like the arguments
@@ -30,6 +32,12 @@ BADGE = "background:#fff8c5;border:1px solid #d4a72c;border-radius:8px;padding:0
 BADGE += "white-space:nowrap"
 
 Bundle = dict[str, str]  # MIME type -> representation
+
+
+def text_html(text: str) -> str:
+    """`text` as HTML text: its controls shown as the text form shows them (`\\u202e`), then `<`,
+    `&` and quotes escaped. Every card, fragment list and demo table writes outside text with it."""
+    return html.escape(printable(text))
 
 
 def clip(text: str, limit: int) -> str:
@@ -65,13 +73,13 @@ class ToolCard:
     def _summary(self) -> tuple[str, str]:
         """The summary line as HTML, and the colour of the card's left edge."""
         call = (
-            f"<b>{html.escape(clip(self.call.name, NAME_CHARS))}</b>"
-            f"(<code>{html.escape(clip(self.call.args, ARGS_CHARS))}</code>)"
+            f"<b>{text_html(clip(self.call.name, NAME_CHARS))}</b>"
+            f"(<code>{text_html(clip(self.call.args, ARGS_CHARS))}</code>)"
         )
         if self.result is None:
             state = f"not run: {self.stopped}" if self.stopped else "running"
             mark = f'<b style="color:{RUNNING_COLOUR}">{"!" if self.stopped else "…"}</b>'
-            return f"{mark} {call} {html.escape(state)}", RUNNING_COLOUR
+            return f"{mark} {call} {text_html(state)}", RUNNING_COLOUR
         ok = self.result.ok
         colour = OK_COLOUR if ok else FAILED_COLOUR
         # The same words in the same order as the text/plain line, so the card reads right
@@ -80,10 +88,10 @@ class ToolCard:
             f'<b style="color:{colour}" title="{"ok" if ok else "failed"}">'
             f"{'✓' if ok else 'x'}</b> {call} "
             f"fed back {len(self.result.content)} chars - "
-            f"{html.escape(first_line(self.result.content))}"
+            f"{text_html(first_line(self.result.content))}"
         )
         if self.result.meta.get("truncated"):
-            original = html.escape(str(self.result.meta.get("originalChars")))
+            original = text_html(str(self.result.meta.get("originalChars")))
             summary += f' <span style="{BADGE}">[truncated from {original}]</span>'
         return summary, colour
 
@@ -94,9 +102,9 @@ class ToolCard:
             args = self.call.args
             if len(args) > BODY_ARGS_CHARS:
                 args = f"{args[:BODY_ARGS_CHARS]}… ({len(args) - BODY_ARGS_CHARS} more chars)"
-            body += f'<div style="{MONO}">arguments: <code>{html.escape(args)}</code></div>'
+            body += f'<div style="{MONO}">arguments: <code>{text_html(args)}</code></div>'
         if self.result is not None:
-            body += f'<pre style="{RESULT_BOX}">{html.escape(self.result.content)}</pre>'
+            body += f'<pre style="{RESULT_BOX}">{text_html(self.result.content)}</pre>'
         return (
             f'<details style="{BOX};border-left:4px solid {colour}">'
             f'<summary style="cursor:pointer;{MONO}">{summary}</summary>{body}</details>'
@@ -122,9 +130,9 @@ class ToolsView:
             schema = json.dumps(function["parameters"], indent=2, ensure_ascii=False)
             parts.append(
                 f'<details open style="{BOX}">'
-                f"<summary><b>{html.escape(function['name'])}</b> - "
-                f"{html.escape(function['description'])}</summary>"
-                f'<pre style="{RESULT_BOX}">{html.escape(schema)}</pre></details>'
+                f"<summary><b>{text_html(function['name'])}</b> - "
+                f"{text_html(function['description'])}</summary>"
+                f'<pre style="{RESULT_BOX}">{text_html(schema)}</pre></details>'
             )
         return "".join(parts)
 
