@@ -1,7 +1,9 @@
+import html
 import json
 
 import pytest
 
+from course_agent.notebook.demo_tools import OPENAI_TEST_TOOLS, course_tools
 from course_agent.notebook.fragments_demo import (
     SOURCES,
     FragmentDemo,
@@ -15,6 +17,9 @@ from course_agent.notebook.merges import (
     merge_in_arrival_order,
 )
 from course_agent.notebook.saving import SAVE_STATIC
+from course_agent.offline.repository import build_sandbox
+from course_agent.protocol import ToolCall, ToolContext
+from course_agent.registry import default_registry
 
 
 def in_index_order(merged):
@@ -33,7 +38,9 @@ def test_the_claude_stream_starts_at_index_1_and_breaks_the_subscript_merge():
     assert names_and_args(merge_in_arrival_order(fragments)) == good
     by_subscript = merge_by_subscript(fragments)
     assert names_and_args(by_subscript) == [("", ""), *good]  # a phantom call at position 0
-    assert call_problem(by_subscript[0]) == "no tool name: the gateway rejects the next request"
+    assert call_problem(by_subscript[0], course_tools()) == (
+        "no tool name: the gateway rejects the next request"
+    )
 
 
 def test_the_interleaved_turn_breaks_the_arrival_order_merge():
@@ -46,7 +53,9 @@ def test_the_interleaved_turn_breaks_the_arrival_order_merge():
     by_arrival = merge_in_arrival_order(fragments)
     assert [slot["name"] for slot in by_arrival] == ["grep", "glob"]
     assert by_arrival[0]["args"] == ""  # grep's arguments went to glob, stitched in
-    assert call_problem(by_arrival[1]).startswith("arguments are not JSON")
+    assert call_problem(by_arrival[1], course_tools()).startswith(
+        "registry: arguments for glob are not valid JSON (Expecting"
+    )
 
 
 def test_the_sequential_parallel_stream_hides_both_bugs():
@@ -59,7 +68,7 @@ def test_the_sequential_parallel_stream_hides_both_bugs():
     assert names_and_args(merges[1]) == names_and_args(merges[0])
     assert names_and_args(merges[2]) == names_and_args(merges[0])
     assert [slot["name"] for slot in merges[0]] == ["GetWeatherArgs", "get_stock_price"]
-    assert all(call_problem(slot) is None for slot in merges[0])
+    assert all(call_problem(slot, OPENAI_TEST_TOOLS) is None for slot in merges[0])
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -86,7 +95,41 @@ def test_a_step_shows_the_fragments_so_far_with_the_newest_in_bold():
 def test_the_plain_text_form_judges_each_merge():
     text = str(FragmentDemo("interleaved"))
     assert '  1: glob {"pattern":"**/*.js"} v' in text
-    assert "x (arguments are not JSON" in text
+    assert "x (registry: arguments for glob are not valid JSON" in text
+
+
+def test_a_call_the_registry_would_refuse_is_marked_wrong():
+    # Issue 33: arrival order left grep with no arguments, and the demo showed `v [0]: grep`.
+    demo = FragmentDemo("interleaved")
+    assert "  [0]: grep  x (registry: invalid arguments for grep: pattern: Field " in (str(demo))
+    last = demo.step_html(len(demo.fragments))
+    assert "x [0]: grep  - registry: invalid arguments for grep: pattern: Field" in (
+        html.unescape(last)
+    )
+    assert "v [0]: grep" not in html.unescape(demo._repr_html_())
+
+
+def test_each_verdict_is_what_the_registry_does_with_the_call(tmp_path):
+    registry, ctx = default_registry(), ToolContext(build_sandbox(tmp_path))
+    demo = FragmentDemo("interleaved")
+    verdicts = []
+    for slots in demo.merges(len(demo.fragments)).values():
+        for label, slot in slots:
+            if not slot["name"]:
+                continue  # the gateway rejects it before any registry sees it
+            result = registry.execute(ToolCall(label, slot["name"], slot["args"]), ctx)
+            verdicts.append((call_problem(slot, demo.tools) is None, result.ok))
+    assert len(verdicts) == 6 and all(said == ran for said, ran in verdicts), verdicts
+    assert [said for said, _ in verdicts] == [True, True, True, True, False, False]
+
+
+def test_the_parallel_recording_is_judged_by_the_tools_it_was_recorded_with():
+    text = str(FragmentDemo("parallel"))
+    assert text.count(" v") == 6 and " x " not in text
+    wrong = {"name": "GetWeatherArgs", "args": '{"city": "Edinburgh"}'}
+    assert call_problem(wrong, OPENAI_TEST_TOOLS) == (
+        "registry: invalid arguments for GetWeatherArgs: country: Field required"
+    )
 
 
 def test_an_unknown_stream_names_the_choices():

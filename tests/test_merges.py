@@ -46,7 +46,11 @@ def test_by_subscript_leaves_a_phantom_call_when_the_index_starts_at_1():
 def test_arrival_order_stitches_interleaved_arguments_together():
     merged = merge_in_arrival_order(INTERLEAVED)
     assert calls(merged) == [("grep", ""), ("glob", '{"pat{"pattern":"ditern":"*.js"}vide"}')]
-    assert call_problem(merged[1]).startswith("arguments are not JSON")
+    assert call_problem(merged[1]).startswith("registry: arguments for glob are not valid JSON")
+    # Issue 33: grep's head kept no arguments, which the registry refuses (pattern is required).
+    assert (
+        call_problem(merged[0]) == "registry: invalid arguments for grep: pattern: Field required"
+    )
 
 
 @pytest.mark.parametrize("merge", [merge_by_subscript, merge_in_arrival_order])
@@ -58,9 +62,19 @@ def test_both_wrong_ways_pass_on_a_sequential_stream_from_0(merge):
     ("slot", "problem"),
     [
         ({"name": "glob", "args": '{"pattern":"*"}'}, None),
-        ({"name": "glob", "args": ""}, None),  # no arguments at all means {}
+        ({"name": "read_file", "args": '{"path":"a.txt","limit":5}'}, None),
+        # no arguments at all means {}, and glob requires a pattern
+        (
+            {"name": "glob", "args": ""},
+            "registry: invalid arguments for glob: pattern: Field required",
+        ),
         ({"name": "", "args": "{}"}, "no tool name: the gateway rejects the next request"),
-        ({"name": "glob", "args": '{"pat'}, "arguments are not JSON (Unterminated string"),
+        (
+            {"name": "glob", "args": '{"pat'},
+            "registry: arguments for glob are not valid JSON (Unter",
+        ),
+        ({"name": "edit_file", "args": "{}"}, "registry: there is no tool named edit_file. Availa"),
+        ({"name": "grep", "args": '{"pattern":"x","limit":"many"}'}, "registry: invalid arguments"),
     ],
 )
 def test_call_problem_names_what_a_gateway_or_tool_would_reject(slot, problem):

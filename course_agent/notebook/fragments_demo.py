@@ -8,12 +8,13 @@ deltas (only the call fragments are replayed) and streams without an index (Mist
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
 from course_agent.notebook.cards.static import text_html
+from course_agent.notebook.demo_tools import OPENAI_TEST_TOOLS, course_tools
 from course_agent.notebook.merges import (
     Slot,
     call_problem,
@@ -24,7 +25,7 @@ from course_agent.notebook.merges import (
 from course_agent.notebook.saving import SAVE_STATIC
 from course_agent.offline.repository import QUESTION
 from course_agent.offline.scripted import ScriptedModel
-from course_agent.protocol import ToolCallDelta
+from course_agent.protocol import ToolCallDelta, ToolDef
 from course_agent.providers.openai_chunks import events_from_lines
 from course_agent.render.terminal import printable
 
@@ -51,6 +52,7 @@ def scripted_fragments() -> list[ToolCallDelta]:
 class Source:
     title: str
     load: Callable[[], list[ToolCallDelta]]
+    tools: Callable[[], Mapping[str, ToolDef]] = course_tools  # what the stream was recorded with
 
 
 SOURCES = {
@@ -67,6 +69,7 @@ SOURCES = {
         "gpt-4o: two parallel calls, indexes 0 and 1, sent one after the other "
         "(every way works here, which is why the bug survives testing against OpenAI)",
         lambda: recorded_fragments("openai-python_parallel_tool_calls.sse"),
+        lambda: OPENAI_TEST_TOOLS,
     ),
 }
 
@@ -86,12 +89,13 @@ def _fragment_text(delta: ToolCallDelta) -> str:
     return " ".join(parts)
 
 
-def _slots_html(slots: list[tuple[str, Slot]], final: bool) -> str:
-    """One line per slot: `label: name args`; at the end of the stream, problems in red."""
+def _slots_html(slots: list[tuple[str, Slot]], final: bool, tools: Mapping[str, ToolDef]) -> str:
+    """One line per slot: `label: name args`; at the end of the stream, the registry's refusals
+    in red."""
     lines = []
     for label, slot in slots:
         text = f"{label}: {slot.get('name') or '(no name)'} {slot.get('args', '')}"
-        problem = call_problem(slot) if final else None
+        problem = call_problem(slot, tools) if final else None
         lines.append(
             f'<span style="{BAD}">x {text_html(text)} - {text_html(problem)}</span>'
             if problem
@@ -109,6 +113,7 @@ class FragmentDemo:
         self.source = source
         self.title = SOURCES[source].title
         self.fragments = SOURCES[source].load()
+        self.tools = SOURCES[source].tools()  # the registry that judges each merged call
 
     def __repr__(self) -> str:
         return f"FragmentDemo({self.source!r})"
@@ -133,7 +138,8 @@ class FragmentDemo:
         if arrived:
             arrived[-1] = f"<b>{arrived[-1]}</b>"
         columns = "".join(
-            f'<td style="{CELL}"><b>{text_html(name)}</b>{_slots_html(slots, final)}</td>'
+            f'<td style="{CELL}"><b>{text_html(name)}</b>'
+            f"{_slots_html(slots, final, self.tools)}</td>"
             for name, slots in self.merges(step).items()
         )
         return (
@@ -152,7 +158,8 @@ class FragmentDemo:
         rows = []
         for step in range(1, len(self.fragments) + 1):
             cells = "".join(
-                f'<td style="{CELL}">{_slots_html(slots, step == len(self.fragments))}</td>'
+                f'<td style="{CELL}">'
+                f"{_slots_html(slots, step == len(self.fragments), self.tools)}</td>"
                 for slots in self.merges(step).values()
             )
             fragment = text_html(_fragment_text(self.fragments[step - 1]))
@@ -172,7 +179,7 @@ class FragmentDemo:
         for name, slots in self.merges(len(self.fragments)).items():
             lines.append(f"{name}:")
             for label, slot in slots:
-                problem = call_problem(slot)
+                problem = call_problem(slot, self.tools)
                 mark = f"x ({problem})" if problem else "v"
                 lines.append(
                     f"  {label}: {slot.get('name') or '(no name)'} {slot.get('args', '')} {mark}"

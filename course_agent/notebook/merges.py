@@ -1,16 +1,17 @@
 """Three ways to merge one turn's tool-call fragments: two that break, and the one that does not.
 
 Small on purpose, for students to read: the index is a label, not a list position, and parallel
-calls interleave. Deliberately not handled: fragments without an index (see accumulator.py).
+calls interleave. A merge's calls are judged by the registry (demo_tools.py). Deliberately not
+handled: fragments without an index (see accumulator.py).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from course_agent.accumulator import ToolCallAccumulator
-from course_agent.protocol import ToolCallDelta
+from course_agent.notebook.demo_tools import course_tools, refusal
+from course_agent.protocol import ToolCallDelta, ToolDef
 
 __all__ = ["Slot", "call_problem", "merge_by_index", "merge_by_subscript", "merge_in_arrival_order"]
 
@@ -62,12 +63,12 @@ def merge_by_index(fragments: Sequence[ToolCallDelta]) -> dict[int, Slot]:
     }
 
 
-def call_problem(slot: Slot) -> str | None:
-    """What a gateway or a tool would reject in a merged call, or None if it is a good call."""
+def call_problem(slot: Slot, tools: Mapping[str, ToolDef] | None = None) -> str | None:
+    """Why a merged call is wrong, or None for a good call: a call with no name is rejected by the
+    gateway; any other is judged by the registry of `tools` (the course's by default), as the loop
+    would run it."""
     if not slot.get("name"):
         return "no tool name: the gateway rejects the next request"
-    try:
-        json.loads(slot.get("args") or "{}")
-    except json.JSONDecodeError as exc:
-        return f"arguments are not JSON ({exc.msg})"
-    return None
+    tools = course_tools() if tools is None else tools
+    refused = refusal(tools, slot["name"], slot.get("args", ""))
+    return f"registry: {refused}" if refused else None
