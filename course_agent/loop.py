@@ -2,39 +2,41 @@
 
 A generator of typed events, so a terminal, a notebook or a self-test can watch the same run. Each
 turn is two steps, `query` (stream the model's answer, merging its call fragments) then `observe`
-(run each call, append its result). Deliberately not handled: approval of writes, retries of
-failed turns, context budgeting, and the bounds on a hostile run (app/guard.py stands around it).
+(run each call, append its result); the run's limits are parameters checked where the loop asks.
+Deliberately not handled: approval of writes, retries, context budgeting, hostile arguments
+(app/guard.py refuses those), and conversations (a caller passes `messages` on).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.protocol import (
+    Accumulator,
     AgentEvent,
     AgentStopped,
+    Deadline,
     Finish,
     GatewayError,
     Model,
+    Registry,
     TextDelta,
     ToolCall,
     ToolCallDelta,
     ToolContext,
     ToolFinished,
+    ToolResult,
     ToolStarted,
     TurnStarted,
 )
-from course_agent.safety.pieces import Pieces
-
-if TYPE_CHECKING:  # a type only: the registry imports the tools, which a --help need not load
-    from course_agent.registry import ToolRegistry
 
 __all__ = [
+    "MAX_CALLS",
     "MAX_TURNS",
+    "NOT_RUN",
     "SYSTEM_PROMPT",
-    "Accumulator",
     "check_transcript",
     "observe",
     "query",
@@ -42,19 +44,16 @@ __all__ = [
 ]
 
 MAX_TURNS = 12  # the offline question needs 3; a real model rarely needs more than 8 to read around
+# Calls run in one turn: models make 1 to 5 in parallel; each past this is answered, not run, so a
+# stream of 10,000 calls costs 32 tool runs, not 10,000.
+MAX_CALLS = 32
 SYSTEM_PROMPT = (
     "You are a coding agent with read-only access to a repository (the working directory). "
     "Look before you answer: glob to list files, grep to search, read_file to read. "
     "Cite paths and line numbers. Be brief."
 )
-INTERRUPTED = "not run: the turn was interrupted before this call"
-
-
-class Accumulator(Protocol):
-    """What the loop needs from a fragment merger (the lab swaps in a student's)."""
-
-    def push(self, delta: ToolCallDelta) -> None: ...
-    def drain(self) -> list[ToolCall]: ...
+# The result a call gets when the turn ends before it runs (Ctrl-C, a closed run, the deadline).
+NOT_RUN = "not run: the turn was interrupted before this call"
 
 
 def check_transcript(messages: list[dict[str, Any]]) -> str | None:
@@ -88,17 +87,6 @@ def _assistant_message(text: str, calls: list[ToolCall]) -> dict[str, Any]:
     return message
 
 
-def _is_retry(messages: list[dict[str, Any]], question: str) -> bool:
-    """The same question again after its run broke off (a gateway error, an interrupt, out of
-    turns): it goes on from the kept transcript instead of being asked twice."""
-    for message in reversed(messages):
-        if message["role"] == "user":
-            return message.get("content") == question
-        if message["role"] == "assistant" and not message.get("tool_calls"):
-            return False  # the question was answered: asking it again is a new question
-    return False
-
-
 def _answered(finish: str | None) -> AgentStopped:
     """A turn without calls ends the run: done, unless the model said it was calling tools."""
     if finish == "tool_calls":
@@ -106,78 +94,110 @@ def _answered(finish: str | None) -> AgentStopped:
     return AgentStopped("done")
 
 
-def _ask(question: str, messages: list[dict[str, Any]]) -> None:
-    """Start the transcript with the system prompt, then add the question (unless a retry)."""
-    if not messages:
-        messages.append({"role": "system", "content": SYSTEM_PROMPT})
-    if not _is_retry(messages, question):
-        messages.append({"role": "user", "content": question})
+def _passed(deadline: Deadline | None) -> bool:
+    return deadline is not None and deadline.passed()
 
 
 def query(
-    model: Model, messages: list[dict[str, Any]], tools: list[dict[str, Any]], merger: Accumulator
+    model: Model,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    merger: Accumulator,
+    deadline: Deadline | None = None,
 ) -> Generator[TextDelta, None, tuple[str, list[ToolCall], str | None]]:
     """Stream one answer: yield its text as it comes, merge its call fragments, and return
     (the whole text, the merged calls, the model's finish reason)."""
-    text, finish = Pieces(), None  # Pieces, not a list: 2-character deltas cost 60 bytes each
+    text: list[str] = []  # joined once at the end, as the accumulator's pieces are
+    finish = None
     for event in model.stream(messages, tools):
         if isinstance(event, TextDelta):
-            text.add(event.text)
+            text.append(event.text)
             yield event  # text reaches people as it arrives
         elif isinstance(event, ToolCallDelta):
             merger.push(event)
         elif isinstance(event, Finish):
             finish = event.reason
-    return text.text(), merger.drain(), finish
+        if _passed(deadline):  # dropped as a failed request's turn is: the transcript stays valid
+            raise GatewayError("the run's deadline passed during the turn")
+    return "".join(text), merger.drain(), finish
+
+
+def _too_many(max_calls: int) -> ToolResult:
+    return ToolResult(
+        f"too many calls in one turn; at most {max_calls} run, and this one did not: "
+        "make it again in a later turn if you still need it",
+        ok=False,
+    )
 
 
 def observe(
-    calls: list[ToolCall], registry: ToolRegistry, ctx: ToolContext, messages: list[dict[str, Any]]
+    calls: list[ToolCall],
+    registry: Registry,
+    ctx: ToolContext,
+    messages: list[dict[str, Any]],
+    *,
+    max_calls: int = MAX_CALLS,
+    deadline: Deadline | None = None,
 ) -> Iterator[AgentEvent]:
-    """Run each call and append its one result; only content goes back (meta is for people)."""
+    """Run each call and append its one result; only content goes back (meta is for people).
+    Calls past `max_calls` are answered without running (and show no start)."""
     answered = 0
     try:
         for call in calls:
-            yield ToolStarted(call)
-            result = registry.execute(call, ctx)
+            if _passed(deadline):
+                return  # the rest are answered below
+            if answered < max_calls:
+                yield ToolStarted(call)
+                result = registry.execute(call, ctx)
+            else:
+                result = _too_many(max_calls)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
             answered += 1
             yield ToolFinished(call, result)
     finally:  # interrupted (Ctrl-C, a closed generator): every call still gets its one result
         for call in calls[answered:]:
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": INTERRUPTED})
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": NOT_RUN})
 
 
 def run_agent(
-    question: str,
+    question: str | None,
     model: Model,
-    registry: ToolRegistry,
+    registry: Registry,
     ctx: ToolContext,
     *,
     messages: list[dict[str, Any]] | None = None,
     max_turns: int = MAX_TURNS,
+    max_calls: int = MAX_CALLS,
+    deadline: Deadline | None = None,
     accumulator: Callable[[], Accumulator] = ToolCallAccumulator,
 ) -> Iterator[AgentEvent]:
     """Run one question to its end. `messages` (extended in place) carries a conversation on;
-    the question of a run that broke off, asked again, goes on from where that run stopped."""
+    a question of None goes on from `messages` as they stand (a run that broke off, resumed)."""
     messages = [] if messages is None else messages
-    _ask(question, messages)
+    if not messages:
+        messages.append({"role": "system", "content": SYSTEM_PROMPT})
+    if question is not None:
+        messages.append({"role": "user", "content": question})
     tools = registry.list()
     for turn in range(1, max_turns + 1):
         if problem := check_transcript(messages):
             yield AgentStopped("error", f"transcript is invalid, not sending it: {problem}")
             return
+        if _passed(deadline):  # asked before each turn, each streamed event and each call
+            yield AgentStopped("error", deadline.message())
+            return
         yield TurnStarted(turn)
         try:
-            text, calls, finish = yield from query(model, messages, tools, accumulator())
+            text, calls, finish = yield from query(model, messages, tools, accumulator(), deadline)
         except GatewayError as exc:  # nothing of the broken turn is kept: a retry stays valid
-            yield AgentStopped("error", str(exc))
+            # A request cut short by the deadline fails as a timeout: say the deadline instead.
+            yield AgentStopped("error", deadline.message() if _passed(deadline) else str(exc))
             return
         messages.append(_assistant_message(text, calls))
         if not calls:  # merged calls decide, not finish_reason: some say "stop" with calls
             yield _answered(finish)
             return
-        yield from observe(calls, registry, ctx, messages)
+        yield from observe(calls, registry, ctx, messages, max_calls=max_calls, deadline=deadline)
     yield AgentStopped(
         "max_turns",
         f"stopped after {max_turns} turns without a final answer; ask again or raise --max-turns",

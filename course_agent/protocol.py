@@ -11,16 +11,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-if TYPE_CHECKING:  # only named in a type: importing pydantic costs a command's --help 60 ms
+if TYPE_CHECKING:
     from pydantic import BaseModel
 
 __all__ = [
+    "Accumulator",
     "AgentEvent",
     "AgentStopped",
+    "Deadline",
     "Finish",
     "GatewayError",
     "Model",
     "ModelEvent",
+    "Registry",
     "TextDelta",
     "ToolCall",
     "ToolCallDelta",
@@ -111,6 +114,14 @@ class ToolCall:
     args: str
 
 
+class Registry(Protocol):
+    """The two verbs the loop uses: `list` the tools for the model, `execute` one call (never
+    raising). registry.ToolRegistry is one; app/guard.py wraps one in another."""
+
+    def list(self) -> list[dict[str, Any]]: ...
+    def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult: ...
+
+
 # -- what a model streams ----------------------------------------------------------------------
 
 
@@ -127,6 +138,13 @@ class ToolCallDelta:
     id: str | None = None
     name: str | None = None
     args_delta: str | None = None
+
+
+class Accumulator(Protocol):
+    """What the loop needs from a fragment merger (the lab swaps in a student's)."""
+
+    def push(self, delta: ToolCallDelta) -> None: ...
+    def drain(self) -> list[ToolCall]: ...
 
 
 @dataclass(frozen=True)
@@ -156,6 +174,13 @@ class Model(Protocol):
     def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> Iterator[ModelEvent]: ...
+
+
+class Deadline(Protocol):
+    """When a whole run must end: the loop asks before each turn, streamed event and call."""
+
+    def passed(self) -> bool: ...
+    def message(self) -> str: ...  # one line for people, saying how to change it
 
 
 # -- what the loop tells its audience (terminal, widgets, self-test) ----------------------------

@@ -1,5 +1,4 @@
 import json
-import tracemalloc
 from dataclasses import replace
 from typing import Any
 
@@ -358,20 +357,3 @@ def test_push_builds_one_partial_call_per_call_not_per_fragment(monkeypatch) -> 
     merger.push(ToolCallDelta(0, args_delta="y"))
     assert len(built) == 1
     assert merger.drain()[0].args == "x" * 100 + "y"
-
-
-def test_arguments_in_tiny_fragments_are_held_compactly() -> None:
-    # 200,000 characters in 2-character fragments, each a fresh string as json.loads makes
-    # them: kept as a list of pieces they held 60 bytes per fragment (6 MB here, 30 per MB).
-    merger = ToolCallAccumulator()
-    merger.push(ToolCallDelta(0, "call_1", "glob"))
-    tracemalloc.start()
-    try:
-        for n in range(100_000):
-            merger.push(ToolCallDelta(0, args_delta=str(10 + n % 90)))
-        held, _ = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert held < 1 << 20
-    [call] = merger.drain()
-    assert len(call.args) == 200_000 and call.args.startswith("101112")

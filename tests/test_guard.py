@@ -10,13 +10,11 @@ from pydantic import BaseModel
 
 from course_agent.app.guard import (
     MAX_ARGUMENTS_CHARS,
-    MAX_CALLS,
-    TOO_MANY_CALLS,
     GuardedRegistry,
     RunDeadline,
     run_guarded,
 )
-from course_agent.loop import check_transcript
+from course_agent.loop import MAX_CALLS, check_transcript
 from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import (
     AgentStopped,
@@ -77,9 +75,8 @@ def test_a_thousand_calls_in_one_turn_run_32_and_answer_every_one(gateway, ctx):
     finished = [e for e in events if isinstance(e, ToolFinished)]
     assert len(finished) == 1_000  # and every call answered, in order
     assert all(e.result.ok for e in finished[:32])
-    refused = {(e.result.ok, e.result.content) for e in finished[32:]}
-    assert refused == {(False, TOO_MANY_CALLS)}
-    assert TOO_MANY_CALLS.startswith("too many calls in one turn; at most 32")
+    [refused] = {(e.result.ok, e.result.content) for e in finished[32:]}
+    assert refused[0] is False and refused[1].startswith("too many calls in one turn; at most 32")
     assert check_transcript(messages) is None
     assert events[-1] == AgentStopped("done")
     sent = gateway.requests[1].body["messages"]

@@ -1,67 +1,55 @@
-"""One guard around the lesson's loop: every refusal the course does not name, in one place.
+"""The refusals the lesson's loop cannot express, around `loop.run_agent`, in one place.
 
-`run_guarded` runs `loop.run_agent` with a registry, a model and an accumulator wrapped so that a
-hostile run is bounded: calls per turn, a call's raw size, unreadable JSON, lone surrogates, a
-plugged-in accumulator or model that raises, and the whole run's time. Deliberately not handled:
-keys (cut where text enters: providers/, the tools' readers) and one request's time (providers/).
+`run_guarded` runs the loop with its limits (calls per turn, the run's deadline) and wraps the
+registry, model and accumulator so that hostile input fails in one line: a call's raw size,
+unreadable JSON, lone surrogates, a plugged-in accumulator or model that raises. Deliberately not
+handled: keys (app/channels.py) and one request's time (providers/).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from course_agent.accumulator import ToolCallAccumulator
-from course_agent.loop import MAX_TURNS, Accumulator, run_agent
+from course_agent.app.options import DEFAULT_RUN_SECONDS
+from course_agent.loop import MAX_CALLS, MAX_TURNS, run_agent
 from course_agent.protocol import (
+    Accumulator,
     AgentEvent,
-    AgentStopped,
     GatewayError,
     Model,
     ModelEvent,
+    Registry,
     ToolCall,
     ToolCallDelta,
     ToolContext,
     ToolResult,
-    ToolStarted,
-    TurnStarted,
 )
 from course_agent.registry import ToolRegistry, describe_parameters
 
 __all__ = [
-    "DEFAULT_RUN_SECONDS",
     "MAX_ARGUMENTS_CHARS",
-    "MAX_CALLS",
-    "TOO_MANY_CALLS",
     "GuardedRegistry",
     "RunDeadline",
     "refuse_arguments",
     "run_guarded",
 ]
 
-# Calls run in one turn: models make 1 to 5 in parallel; each past this gets TOO_MANY_CALLS as its
-# result instead of running, so a stream of 10,000 calls costs 32 tool runs, not 10,000.
-MAX_CALLS = 32
-TOO_MANY_CALLS = (
-    f"too many calls in one turn; at most {MAX_CALLS} run, and this one did not: "
-    "make it again in a later turn if you still need it"
-)
 # A call's raw JSON, checked before json.loads: every tool's arguments fit in a few KB, and the
 # pydantic classes cap each string (4096 characters) so that the schema says so too.
 MAX_ARGUMENTS_CHARS = 65_536
-# A whole run (one question, every turn and call): the offline question takes under a second and
-# a real one 10 to 60 s; five minutes is long enough for any question a student asks, and short
-# enough that a stuck run says so while the student is still looking.
-DEFAULT_RUN_SECONDS = 300.0
 
 
 @dataclass
 class RunDeadline:
-    """The instant a run must end by. `bind(model)` hands it to a model that bounds its own
-    requests by it (HttpModel's `ends_at`), so a gateway dripping a byte a minute stops too."""
+    """The loop's Deadline, `seconds` from now, worded with the option that changes it. `bind`
+    hands it to an HttpModel, whose requests end by it, so a gateway dripping a byte a minute
+    stops too."""
 
     seconds: float = DEFAULT_RUN_SECONDS
     ends_at: float = field(init=False)
@@ -69,9 +57,15 @@ class RunDeadline:
     def __post_init__(self) -> None:
         self.ends_at = time.monotonic() + self.seconds
 
-    def bind(self, model: object) -> None:
-        if hasattr(model, "ends_at"):
-            model.ends_at = self.ends_at  # type: ignore[attr-defined]
+    def bind(self, model: Model) -> None:
+        # An HttpModel exists only once its module is loaded; importing it for an offline model
+        # would load httpx for nothing (tests/test_options.py), so look only when it is.
+        if "course_agent.providers.http" not in sys.modules:
+            return
+        from course_agent.providers.http import HttpModel
+
+        if isinstance(model, HttpModel):  # the offline models answer at once
+            model.ends_at = self.ends_at
 
     def passed(self) -> bool:
         return time.monotonic() >= self.ends_at
@@ -112,19 +106,17 @@ def refuse_arguments(call: ToolCall, tool_parameters: str) -> str | None:
 
 
 class GuardedRegistry:
-    """A registry whose `execute` refuses hostile calls and runs at most MAX_CALLS a turn."""
+    """A Registry whose `execute` refuses hostile arguments before the lesson's registry reads
+    them."""
 
     def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
         self.tools = registry.tools
-        self.started = 0  # calls started in this turn (run_guarded counts them)
 
     def list(self) -> list[dict[str, Any]]:
         return self.registry.list()
 
     def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        if self.started > MAX_CALLS:
-            return ToolResult(TOO_MANY_CALLS, ok=False)
         tool = self.tools.get(call.name)
         parameters = describe_parameters(tool) if tool is not None else ""
         if tool is not None and (refused := refuse_arguments(call, parameters)):
@@ -154,10 +146,9 @@ class _GuardedAccumulator:
 
 @dataclass
 class _GuardedModel:
-    """A model whose stream ends with GatewayError, never another exception, and at the deadline."""
+    """A model whose stream ends with GatewayError, never another exception."""
 
     inner: Model
-    deadline: RunDeadline
 
     @property
     def label(self) -> str:
@@ -167,10 +158,7 @@ class _GuardedModel:
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> Iterator[ModelEvent]:
         try:
-            for event in self.inner.stream(messages, tools):
-                yield event
-                if self.deadline.passed():
-                    raise GatewayError(self.deadline.message())
+            yield from self.inner.stream(messages, tools)
         except (GatewayError, KeyboardInterrupt, GeneratorExit):
             raise
         except Exception as exc:
@@ -178,44 +166,28 @@ class _GuardedModel:
 
 
 def run_guarded(
-    question: str,
+    question: str | None,
     model: Model,
     registry: ToolRegistry,
     ctx: ToolContext,
     *,
     messages: list[dict[str, Any]] | None = None,
     max_turns: int = MAX_TURNS,
+    max_calls: int = MAX_CALLS,
     accumulator: Callable[[], Accumulator] = ToolCallAccumulator,
     deadline: RunDeadline | None = None,
 ) -> Iterator[AgentEvent]:
-    """`run_agent`'s events, within the guard's bounds; the run stops in one line at `deadline`
-    (DEFAULT_RUN_SECONDS from now when None). Calls past MAX_CALLS show no start: they do not run.
-    """
-    deadline = deadline or RunDeadline()
-    guarded = GuardedRegistry(registry)
-    events = run_agent(
+    """`run_agent`'s events with hostile input refused; the run stops in one line at `deadline`
+    (DEFAULT_RUN_SECONDS from now when None)."""
+    guarded: Registry = GuardedRegistry(registry)
+    return run_agent(
         question,
-        _GuardedModel(model, deadline),
-        guarded,  # type: ignore[arg-type]  (the two verbs the loop uses)
+        _GuardedModel(model),
+        guarded,
         ctx,
         messages=messages,
         max_turns=max_turns,
+        max_calls=max_calls,
+        deadline=deadline or RunDeadline(),
         accumulator=lambda: _GuardedAccumulator(accumulator()),
     )
-    try:
-        for event in events:
-            if isinstance(event, TurnStarted):
-                guarded.started = 0
-            elif isinstance(event, ToolStarted):
-                guarded.started += 1
-                if guarded.started > MAX_CALLS:
-                    continue
-            if isinstance(event, AgentStopped) and event.reason == "error" and deadline.passed():
-                event = AgentStopped("error", deadline.message())
-            yield event
-            if deadline.passed() and not isinstance(event, AgentStopped):
-                events.close()  # every call of the turn gets its result (loop.observe)
-                yield AgentStopped("error", deadline.message())
-                return
-    finally:
-        events.close()

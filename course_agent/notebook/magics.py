@@ -117,6 +117,16 @@ class Conversation:
     messages: list[dict[str, Any]] = field(default_factory=list)
     fragments: FragmentLog = field(default_factory=FragmentLog)  # each turn's, for the cards
 
+    def asked_again(self, question: str) -> bool:
+        """The same question again after its run broke off (a gateway error, an interrupt, out
+        of turns): it goes on from the kept transcript instead of being asked twice."""
+        for message in reversed(self.messages):
+            if message["role"] == "user":
+                return message.get("content") == question
+            if message["role"] == "assistant" and not message.get("tool_calls"):
+                return False  # the question was answered: asking it again is a new question
+        return False
+
 
 @magics_class
 class AgentMagics(Magics):
@@ -160,7 +170,7 @@ class AgentMagics(Magics):
         # Each channel out (text, fragments, calls, results, errors) leaves with known keys cut.
         events = shown_events(
             run_guarded(
-                question,
+                None if conversation.asked_again(question) else question,  # None: go on
                 conversation.fragments.watch(RedactingModel(model)),
                 registry,
                 ctx,

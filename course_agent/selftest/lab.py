@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from course_agent.accumulator import ToolCallAccumulator
-from course_agent.loop import Accumulator, check_transcript, run_agent
+from course_agent.loop import check_transcript, run_agent
 from course_agent.offline.repository import BIG_FILE, QUESTION, build_sandbox, sandbox_files
 from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import (
+    Accumulator,
     AgentStopped,
     ToolCall,
     ToolContext,
