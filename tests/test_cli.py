@@ -255,16 +255,23 @@ def test_a_reader_that_leaves_early_gets_no_traceback(tmp_path):
 # -- what a hostile gateway, repository or setting can make the terminal do ----------------------
 
 
-def test_a_lone_surrogate_in_the_models_text_is_shown_escaped_not_a_traceback(cli):
-    # JSON can spell "\ud800"; printed as it is it raised UnicodeEncodeError out of the CLI.
-    chunk = (
-        '{"choices": [{"index": 0, "delta": {"content": "a\\ud800b"}, "finish_reason": "stop"}]}'
-    )
+def test_a_lone_surrogate_in_the_models_text_is_replaced_and_the_next_request_is_sent(cli):
+    # JSON can spell "\ud800"; kept in the transcript, it made every later request of the
+    # conversation fail with UnicodeEncodeError. It is replaced (U+FFFD) where text enters.
+    call = {"index": 0, "id": "c1", "function": {"name": "glob", "arguments": '{"pattern": "*"}'}}
+    first = [
+        {"choices": [{"index": 0, "delta": {"content": "a\ud800b"}}]},
+        {"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": "tool_calls"}]},
+    ]
+    second = [{"choices": [{"index": 0, "delta": {"content": "done"}, "finish_reason": "stop"}]}]
     with Gateway() as gateway:
-        gateway.queue(sse_reply(f"data: {chunk}\n\n", "data: [DONE]\n\n"))
+        for turn in (first, second):
+            gateway.queue(sse_reply(*(f"data: {json.dumps(c)}\n\n" for c in turn)))
         done = cli("--base-url", gateway.url, "hi", env={"OPENAI_API_KEY": KEY})
+        sent = gateway.requests[-1].body["messages"]
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "a\\ud800b"
+    assert len(gateway.requests) == 2 and done.stdout.splitlines()[-1] == "done"
+    assert [m["content"] for m in sent if m["role"] == "assistant"] == ["a\ufffdb"]
 
 
 def test_a_terminal_that_is_not_utf8_shows_escapes_instead_of_a_traceback(cli, tmp_path):

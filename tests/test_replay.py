@@ -64,9 +64,9 @@ def test_recording_format(gateway: Gateway, tmp_path: Path) -> None:
     assert len(records) == len(SESSION)
     assert records[1]["request"] == {"gateway": gateway.url, "model": "gpt-test", "n_messages": 2}
     assert records[1]["status"] == 200
-    # The body lines exactly as received, without their line endings.
-    original = (Path(__file__).parent / "data" / "streams" / SESSION[1]).read_text()
-    assert records[1]["lines"] == original.splitlines()
+    # The events as the stream showed them, in order: what a replay plays back.
+    assert records[1]["events"][-1] == {"finish": "tool_calls"}
+    assert next(event for event in records[1]["events"] if "call" in event)["call"][0] == 0
 
 
 def test_recording_to_an_open_file(gateway: Gateway) -> None:
@@ -149,8 +149,10 @@ def test_label_names_the_file(gateway: Gateway, tmp_path: Path) -> None:
 
 
 def test_another_wire_format_brings_its_own_parser(gateway: Gateway, tmp_path: Path) -> None:
+    # A recording of the older form keeps the body's lines, and replays through the parser.
     recording = tmp_path / "session.jsonl"
-    record_session(gateway, recording)
+    record = {"request": {"gateway": gateway.url}, "status": 200, "lines": ["data: {}"]}
+    recording.write_text(json.dumps(record) + "\n")
 
     def first_line(lines: Iterable[str], gateway_url: str) -> Iterator[ModelEvent]:
         yield TextDelta(f"{gateway_url} {next(iter(lines))[:5]}")
@@ -180,10 +182,11 @@ def test_a_recording_cut_short_by_a_failure_is_still_one_valid_line(
     text = 'data: {"choices": [{"index": 0, "delta": {"content": "Lo"}}]}\n\n'
     gateway.queue(Reply(parts=[text.encode()], ending="drop"))
     model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording)
-    assert "dropped the connection" in outcome(model, 0)
+    live = outcome(model, 0)
+    assert "dropped the connection" in live
     [record] = read_recording(recording)
-    assert record["lines"] == [text.split("\n")[0], ""]
-    assert outcome(ReplayModel(recording), 0) != []  # replays what came, then ends incomplete
+    assert record["events"] == [{"text": "Lo"}, {"error": live}]
+    assert outcome(ReplayModel(recording), 0) == live  # the same error, replayed
 
 
 def test_a_recording_that_is_not_utf8_says_so(tmp_path: Path) -> None:
@@ -208,11 +211,11 @@ def test_a_recording_is_read_up_to_its_cap(tmp_path: Path, monkeypatch: pytest.M
 def test_recording_one_answer_stops_at_the_cap_a_replay_reads(
     gateway: Gateway, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Empty chunks without end: never silent, so only the request timeout (600 s) ended them,
-    # with 1.6 GB written to the recording by then.
+    # Chunks without end: never silent, so only the request timeout (600 s) ended them, with
+    # 1.6 GB written to the recording by then.
     monkeypatch.setattr(replay_module, "MAX_RECORDING", 64 << 10)
-    empty = b'data: {"choices": [{"index": 0, "delta": {}}]}\n\n'
-    gateway.queue(Reply(parts=itertools.repeat(empty)))
+    chunk = b'data: {"choices": [{"index": 0, "delta": {"content": "a"}}]}\n\n'
+    gateway.queue(Reply(parts=itertools.repeat(chunk)))
     recording = tmp_path / "session.jsonl"
     model = HttpModel(OPENAI, gateway.url, KEY, "gpt-test", timeout=5, record=recording)
     message = outcome(model, 0)

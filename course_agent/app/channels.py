@@ -3,8 +3,8 @@ text, each call's arguments (as fragments and merged), each tool result, each er
 
 Wrappers composed where a face wires the loop (cli.py, notebook/magics.py), so the lesson's loop,
 registry and tools never mention keys. A streamed channel holds back at most one spelling of a key
-(safety.redaction.ChannelRedactor), so a key split anywhere is cut whole. Deliberately not
-handled: which keys (safety.redaction.known_secrets says), bytes before they are parsed.
+(safety/events.py), so a key split anywhere is cut whole. Deliberately not handled: which keys
+(safety.redaction.known_secrets says), bytes before they are parsed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from course_agent.protocol import (
     AgentStopped,
     Model,
     ModelEvent,
-    TextDelta,
     ToolCall,
     ToolCallDelta,
     ToolContext,
@@ -26,7 +25,7 @@ from course_agent.protocol import (
     ToolResult,
     ToolStarted,
 )
-from course_agent.safety.redaction import StreamRedactor as ChannelRedactor
+from course_agent.safety.events import encodable, redacted_events
 from course_agent.safety.redaction import known_secrets, redact
 
 __all__ = [
@@ -42,13 +41,13 @@ __all__ = [
 
 
 def _cut(text: str | None) -> str | None:
-    return None if text is None else redact(text, known_secrets())
+    return None if text is None else redact(encodable(text), known_secrets())
 
 
 def _cut_all(value: Any) -> Any:
     """Every string in a result's meta (paths, matched lines, notes), however deeply nested."""
     if isinstance(value, str):
-        return redact(value, known_secrets())
+        return redact(encodable(value), known_secrets())
     if isinstance(value, Mapping):
         return {_cut_all(key): _cut_all(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -64,38 +63,6 @@ def redacted_call(call: ToolCall) -> ToolCall:
 def redacted_result(result: ToolResult) -> ToolResult:
     """A tool result as the model and people see it: its content and every string of its meta."""
     return ToolResult(_cut(result.content) or "", result.ok, _cut_all(dict(result.meta)))
-
-
-def redacted_events(events: Iterable[ModelEvent]) -> Iterator[ModelEvent]:
-    """A model's events with keys cut: the text is one channel, each call's arguments one channel
-    per index (the accumulator's tie), each held back by at most one key's spelling; held text is
-    let out before the finish and at the end. Ids and names are cut whole, fragment by fragment."""
-    secrets = known_secrets()
-    if not secrets:
-        yield from events
-        return
-    text = ChannelRedactor(secrets)
-    arguments: dict[int, ChannelRedactor] = {}  # call index -> its arguments' channel
-    for event in events:
-        if isinstance(event, TextDelta):
-            if shown := text.feed(event.text):
-                yield TextDelta(shown)
-        elif isinstance(event, ToolCallDelta):
-            channel = arguments.setdefault(event.index, ChannelRedactor(secrets))
-            piece = None if event.args_delta is None else channel.feed(event.args_delta)
-            yield ToolCallDelta(event.index, _cut(event.id), _cut(event.name), piece)
-        else:
-            yield from _let_out(text, arguments)
-            yield event
-    yield from _let_out(text, arguments)
-
-
-def _let_out(text: ChannelRedactor, arguments: dict[int, ChannelRedactor]) -> Iterator[ModelEvent]:
-    if rest := text.flush():
-        yield TextDelta(rest)
-    for index, channel in arguments.items():
-        if rest := channel.flush():
-            yield ToolCallDelta(index, args_delta=rest)
 
 
 @dataclass

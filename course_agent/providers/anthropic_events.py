@@ -85,7 +85,7 @@ def events_from_lines(lines: Iterable[str], gateway: str) -> Iterator[ModelEvent
     Raises GatewayError, naming `gateway`, for an `event: error` (overloaded, rate-limited, ...)
     sent mid-stream and a body that ends without message_stop and without any stop reason;
     errors.BrokenStream (a GatewayError) for a data line that is not a JSON object or an event of
-    the wrong shape. The lines come redacted (gateway/redacting.py), so messages may quote them.
+    the wrong shape. Messages may quote the lines: errors.py redacts what it quotes.
     """
     finished = False
     open_calls: set[int | None] = set()  # tool_use blocks started and not yet stopped

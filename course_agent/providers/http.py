@@ -1,7 +1,8 @@
 """One Model for every HTTP gateway, handed a wire format as an httpx Client is handed a transport.
 
 The wire format (wire.py) knows the request, the headers and the parser; this module owns what
-HTTP itself needs, once: retries, two timeouts, caps on memory, redaction and recording. Every
+HTTP itself needs, once: retries, two timeouts, caps on memory, and recording what leaves (its
+events with keys cut, safety/events.py). Every
 failure leaves as one GatewayError line (errors.py). Deliberately not handled: non-streaming
 replies, HTTP/2, following redirects (a redirect would carry the key somewhere unchecked).
 """
@@ -34,7 +35,6 @@ from course_agent.providers.gateway.limits import (
     unpacked,
     without_partial_secret,
 )
-from course_agent.providers.gateway.redacting import redacted_lines, redacted_text
 from course_agent.providers.gateway.retries import (
     FIRST_BACKOFF,
     MAX_RETRIES,
@@ -45,6 +45,7 @@ from course_agent.providers.gateway.retries import (
 from course_agent.providers.gateway.sse import TooLong, split_lines
 from course_agent.providers.replay import RecordedResponse
 from course_agent.providers.wire import WireFormat
+from course_agent.safety.events import encodable, redacted_events
 from course_agent.safety.redaction import known_secrets, redact, remember_secrets
 
 __all__ = ["MIN_KEY_CHARS", "HttpModel"]
@@ -121,21 +122,35 @@ class HttpModel:
         if self.ends_at is not None:
             whole = max(min(whole, self.ends_at - time.monotonic()), 0.001)
         clock = Clock(self.timeout, whole, self.base_url)
-        try:
-            yield from self._stream(messages, tools, clock)
-            return
-        except errors.BrokenStream as error:
-            message = errors.broken(str(error), self.wire)
-        except GatewayError as error:
-            message = str(error)
-        except TooLong as error:
-            message = errors.too_long_line(self.base_url, error.limit)
-        except httpx.HTTPError as error:
-            message = self._explain(error, clock)
-        raise GatewayError(redact(" ".join(message.split()), self._secrets)) from None
+        secrets = self._secrets
+        with self._recording(len(messages)) as record:
+            try:
+                # The events leave as they may be shown (safety/events.py): the recording keeps
+                # those, never the gateway's bytes, so --replay has no key to print.
+                for event in redacted_events(self._stream(messages, tools, clock, record), secrets):
+                    if record is not None:
+                        record.add(event)
+                    yield event
+                return
+            except errors.BrokenStream as error:
+                message = errors.broken(str(error), self.wire)
+            except GatewayError as error:
+                message = str(error)
+            except TooLong as error:
+                message = errors.too_long_line(self.base_url, error.limit)
+            except httpx.HTTPError as error:
+                message = self._explain(error, clock)
+            message = redact(encodable(" ".join(message.split())), secrets)
+            if record is not None:
+                record.fail(message)
+        raise GatewayError(message) from None
 
     def _stream(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], clock: Clock
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        clock: Clock,
+        record: RecordedResponse | None,
     ) -> Iterator[ModelEvent]:
         url = self.base_url + self.wire.path
         body = self.wire.body(self.model, messages, tools)
@@ -177,7 +192,7 @@ class HttpModel:
                             self._pause(delay, clock)
                             continue
                         note = errors.wait_too_long(delay, budget)
-                    yield from self._read(response, len(messages), clock, note)
+                    yield from self._read(response, clock, note, record)
                     return
                 finally:
                     response.close()
@@ -188,63 +203,57 @@ class HttpModel:
         time.sleep(seconds)
 
     def _read(
-        self, response: httpx.Response, n_messages: int, clock: Clock, note: str
+        self,
+        response: httpx.Response,
+        clock: Clock,
+        note: str,
+        record: RecordedResponse | None,
     ) -> Iterator[ModelEvent]:
         gateway, code = self.base_url, response.status_code
         if 300 <= code < 400:
             location = response.headers.get("location", "")
             raise GatewayError(errors.redirect(gateway, code, location, self.wire, self._secrets))
+        if record is not None:
+            record.status = code  # the response that counted: not a retried one, nor a redirect
         clock.data()  # the answer began: silence counts from here
         kind = response.headers.get("content-type", "")
-        with self._recording(n_messages, code) as record:
-            if code >= 400 or "json" in kind:
-                body = self._body(response, clock)
-                for line in split_lines([body]) if record else ():
-                    record.add(line)
-                if code >= 400:
-                    model, wire, secrets = self.model, self.wire, self._secrets
-                    raise GatewayError(
-                        errors.status(gateway, code, body, model, wire, secrets) + note
-                    )
-                raise GatewayError(errors.json_not_stream(gateway, body, self._secrets))
-            if "html" in kind:
-                raise GatewayError(errors.html_page(gateway, self.wire))
-            lines = self._watched(self._lines(response, clock), clock, record)
-            yield from bounded(self.wire.parse(lines, gateway), gateway)
+        if code >= 400 or "json" in kind:
+            body = self._body(response, clock)
+            if code >= 400:
+                model, wire, secrets = self.model, self.wire, self._secrets
+                raise GatewayError(errors.status(gateway, code, body, model, wire, secrets) + note)
+            raise GatewayError(errors.json_not_stream(gateway, body, self._secrets))
+        if "html" in kind:
+            raise GatewayError(errors.html_page(gateway, self.wire))
+        lines = self._watched(self._lines(response, clock), clock)
+        yield from bounded(self.wire.parse(lines, gateway), gateway)
 
-    def _recording(
-        self, n_messages: int, status: int
-    ) -> AbstractContextManager[RecordedResponse | None]:
+    def _recording(self, n_messages: int) -> AbstractContextManager[RecordedResponse | None]:
         if self.record is None:
             return nullcontext()
         request = {"gateway": self.base_url, "model": self.model, "n_messages": n_messages}
-        return RecordedResponse(self.record, request, status)
+        return RecordedResponse(self.record, request)
 
     def _body(self, response: httpx.Response, clock: Clock) -> str:
-        """A body read for its message only (an error, a JSON answer): at most MAX_ERROR_BODY."""
+        """A body read for its message only (an error, a JSON answer): at most MAX_ERROR_BODY,
+        counted before it is held. Its words are redacted where they are quoted (errors.py)."""
         raw = _timed(response.iter_raw(), clock)
         encoding = response.headers.get("content-encoding", "")
         data = b"".join(unpacked(raw, encoding, self.base_url, MAX_ERROR_BODY))
-        text = redact(data.decode("utf-8", "replace"), self._secrets)
+        text = data.decode("utf-8", "replace")
         # Cut at the cap, the body may end in the first half of a key.
         return without_partial_secret(text, self._secrets) if len(data) == MAX_ERROR_BODY else text
 
     def _lines(self, response: httpx.Response, clock: Clock) -> Iterator[str]:
-        """The body's lines as they arrive: unpacked step by step, decoded, redacted as text, cut
-        at line ends, and redacted again field by field (gateway/redacting.py): from here on no
-        key is left to cut, in the events, the recording or anything shown."""
+        """The body's lines as they arrive: unpacked step by step, decoded, cut at line ends,
+        each counted against its cap (sse.MAX_LINE) before it is held."""
         raw = _timed(response.iter_raw(), clock)
         pieces = unpacked(raw, response.headers.get("content-encoding", ""), self.base_url)
-        secrets = self._secrets
-        return redacted_lines(split_lines(redacted_text(_decoded(pieces), secrets)), secrets)
+        return split_lines(_decoded(pieces))
 
-    def _watched(
-        self, lines: Iterable[str], clock: Clock, record: RecordedResponse | None
-    ) -> Iterator[str]:
-        """Each line on its way to the parser: recorded if asked, and a data line ends silence."""
+    def _watched(self, lines: Iterable[str], clock: Clock) -> Iterator[str]:
+        """Each line on its way to the parser: a data line ends silence."""
         for line in lines:
-            if record is not None:
-                record.add(line)
             if line.startswith("data:"):
                 clock.data()
             yield line

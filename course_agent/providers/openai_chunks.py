@@ -85,8 +85,8 @@ def events_from_lines(lines: Iterable[str], gateway: str) -> Iterator[ModelEvent
     Raises GatewayError, naming `gateway`, for an error sent mid-stream (`event: error`, or a
     payload with an "error" object) and a body that ends without [DONE] and without any finish
     reason; errors.BrokenStream (a GatewayError) for a data line that is not a JSON object or a
-    chunk of the wrong shape. The lines come redacted (gateway/redacting.py), so messages may
-    quote them.
+    chunk of the wrong shape. Messages may
+    quote the lines: errors.py redacts what it quotes.
     """
     finished, slots = False, CallSlots()
     for sse in iter_sse(lines):

@@ -1,53 +1,68 @@
-"""Record a gateway session as it streams, and play it back offline: the same bytes, same parser.
+"""Record a gateway session as it streams, and play it back offline: the same events, in order.
 
 A recording is JSON Lines, one object per call to `HttpModel.stream()`:
-    {"request": {"gateway": URL, "model": NAME, "n_messages": N}, "status": 200, "lines": [...]}
-where "lines" are the response body's lines as received, without line endings, every form of the
-API key replaced by "[redacted]". A retried response is not kept, only the one that counted; nor is
-a redirect. A replay reads at most MAX_RECORDING characters, and one response records no more.
-Deliberately not handled: matching a replayed response to the request (played in order).
+    {"request": {"gateway": URL, "model": NAME, "n_messages": N}, "status": 200, "events": [...]}
+where "events" are what the model's stream showed, keys already cut (safety/events.py): {"text"},
+{"call": [index, id, name, arguments]}, {"finish"}, and last, if it failed, {"error": message}.
+So a recording holds nothing that was not shown, and a replay has no key to print. Recordings of
+the older form ("lines": the body's lines) replay through the wire's parser. A retried response is
+not kept, only the one that counted; nor is a redirect. A replay reads at most MAX_RECORDING
+characters, and one response records no more. Deliberately not handled: matching a replayed
+response to the request (played in order).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TextIO
 
-from course_agent.protocol import GatewayError, ModelEvent
+from course_agent.protocol import Finish, GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from course_agent.providers.gateway import errors
 from course_agent.providers.gateway.contract import BrokenJson, json_value
 from course_agent.providers.gateway.limits import bounded
-from course_agent.providers.gateway.redacting import redacted_lines
 from course_agent.providers.gateway.sse import TooLong
 from course_agent.providers.openai_wire import OPENAI
 from course_agent.providers.wire import WireFormat
-from course_agent.safety.redaction import known_secrets
+from course_agent.safety.events import encodable, redacted_events
+from course_agent.safety.redaction import known_secrets, redact
 
-__all__ = ["MAX_RECORDING", "RecordedResponse", "ReplayModel", "read_recording", "recorded_lines"]
+__all__ = [
+    "MAX_RECORDING",
+    "ROOM_TO_CLOSE",
+    "RecordedResponse",
+    "ReplayModel",
+    "read_recording",
+    "recorded_lines",
+]
 
 # Characters of a recording a replay reads, and of one response a recording keeps: a session's
 # recording is tens of KB, and an answer of 100,000 tokens, one chunk of about 150 characters
 # each, is 15 MB. Kept as text until played, a 16 MB recording of 31-character responses took
 # 46 MB of memory (parsed all at once: 225 MB).
 MAX_RECORDING = 16 << 20
+# Characters kept free at the end of one response for its final error and the closing brackets:
+# a failure's message is one line of a few hundred characters.
+ROOM_TO_CLOSE = 1 << 10
 
 
 class RecordedResponse:
-    """`with RecordedResponse(target, request, status) as record:` then `record.add(line)` for each
-    body line, already redacted (gateway/redacting.py): each line is written as it is read, so a
-    long stream is never held in memory; leaving the block closes the JSON object, even when the
-    stream failed."""
+    """`with RecordedResponse(target, request) as record:`, then `record.status = code` once the
+    response that counts has its status, `record.add(event)` for each event as shown, and
+    `record.fail(message)` if it failed. Each event is written as it comes, so a long stream is
+    never held in memory; leaving the block closes the JSON object (a call that never got a
+    response writes nothing)."""
 
-    def __init__(self, target: Path | str | TextIO, request: dict[str, Any], status: int) -> None:
+    def __init__(self, target: Path | str | TextIO, request: dict[str, Any]) -> None:
         self.target = target
+        self.request = request
         self.gateway = request.get("gateway", "")
-        self.head = json.dumps({"request": request, "status": status})[:-1] + ', "lines": ['
+        self.status: int | None = None
         self.file: TextIO | None = None
         self.count = 0
-        self.size = len(self.head)  # characters written so far
+        self.size = 0  # characters written so far
 
     def __enter__(self) -> RecordedResponse:
         if isinstance(self.target, (str, Path)):
@@ -56,18 +71,29 @@ class RecordedResponse:
             except OSError as error:  # stream() promises GatewayError and nothing else
                 reason = error.strerror or str(error)
                 raise GatewayError(errors.cannot_record(self.target, reason)) from None
-        self.sink.write(self.head)
         return self
 
     @property
     def sink(self) -> TextIO:
         return self.file if self.file is not None else self.target  # type: ignore[return-value]
 
-    def add(self, line: str) -> None:
-        """Write one more line; a GatewayError instead once the response would pass the cap."""
-        text = json.dumps(line, ensure_ascii=False)
+    def add(self, event: ModelEvent) -> None:
+        """Write one more event; a GatewayError instead once the response would pass the cap."""
+        self._write(_event_record(event), MAX_RECORDING - ROOM_TO_CLOSE)
+
+    def fail(self, message: str) -> None:
+        """The stream ended in `message` (already cut of keys): the response's last event."""
+        if self.status is None:
+            return  # no response came: there is nothing to replay
+        self._write({"error": message}, MAX_RECORDING - 3)
+
+    def _write(self, value: dict[str, Any], cap: int) -> None:
+        text = json.dumps(value, ensure_ascii=False)
+        if self.count == 0:
+            head = {"request": self.request, "status": self.status or 0}
+            text = json.dumps(head)[:-1] + ', "events": [' + text
         self.size += len(text) + 2
-        if self.size > MAX_RECORDING - 3:  # room for the closing `]}\n`
+        if self.size > cap:
             raise GatewayError(errors.too_long_recording(self.gateway, MAX_RECORDING))
         self.sink.write(f", {text}" if self.count else text)
         self.count += 1
@@ -78,10 +104,53 @@ class RecordedResponse:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.sink.write("]}\n")
-        self.sink.flush()
+        if self.count == 0 and self.status is not None:
+            head = {"request": self.request, "status": self.status, "events": []}
+            self.sink.write(json.dumps(head)[:-2])
+            self.count = 1
+        if self.count:
+            self.sink.write("]}\n")
+            self.sink.flush()
         if self.file is not None:
             self.file.close()
+
+
+def _event_record(event: ModelEvent) -> dict[str, Any]:
+    if isinstance(event, TextDelta):
+        return {"text": event.text}
+    if isinstance(event, ToolCallDelta):
+        return {"call": [event.index, event.id, event.name, event.args_delta]}
+    return {"finish": event.reason}
+
+
+def _played(records: list[Any], where: str, secrets: Sequence[str]) -> Iterator[ModelEvent]:
+    """The recorded events back as events; a recorded failure raises its message."""
+
+    def cut(text: str | None) -> str | None:
+        return None if text is None else redact(encodable(text), secrets)
+
+    for record in records:
+        if not isinstance(record, dict):
+            raise GatewayError(f"{where} holds an event that is not an object; record it again")
+        if isinstance(record.get("text"), str):
+            yield TextDelta(cut(record["text"]) or "")
+        elif isinstance(record.get("call"), list) and _call_shape(record["call"]):
+            index, call_id, name, args = record["call"]
+            yield ToolCallDelta(index, cut(call_id), cut(name), cut(args))
+        elif "finish" in record and isinstance(record["finish"], (str, type(None))):
+            yield Finish(record["finish"])
+        elif isinstance(record.get("error"), str):
+            raise GatewayError(cut(record["error"]))
+        else:
+            raise GatewayError(f"{where} holds an event of no known kind; record it again")
+
+
+def _call_shape(call: list[Any]) -> bool:
+    return (
+        len(call) == 4
+        and type(call[0]) is int
+        and all(value is None or isinstance(value, str) for value in call[1:])
+    )
 
 
 def read_recording(path: Path) -> list[dict[str, Any]]:
@@ -130,13 +199,16 @@ def _recorded_response(line: str, where: str) -> dict[str, Any]:
     if not (
         isinstance(record, dict)
         and type(record.get("status")) is int
-        and isinstance(record.get("lines"), list)
-        and all(isinstance(text, str) for text in record["lines"])
+        and (isinstance(record.get("events"), list) or _lines_shape(record.get("lines")))
         and isinstance(request, dict)
         and all(isinstance(request.get(name, ""), str) for name in ("gateway", "model"))
     ):
         raise GatewayError(f"{where} is not a recorded response; record it again")
     return record
+
+
+def _lines_shape(lines: Any) -> bool:
+    return isinstance(lines, list) and all(isinstance(text, str) for text in lines)
 
 
 class ReplayModel:
@@ -169,15 +241,22 @@ class ReplayModel:
         self.played += 1
         request = record.get("request", {})
         gateway = request.get("gateway", str(self.path))
+        if "events" in record:  # what was shown, played as it was (each piece cut again whole for
+            # keys known now; the faces' channels cut them across pieces, app/channels.py)
+            yield from bounded(_played(record["events"], where, known_secrets()), gateway)
+            return
         status, lines = record["status"], record["lines"]
+        secrets = known_secrets()  # a recording of the older form, or one made by hand
         if status >= 400:
             model = request.get("model", "")
-            raise GatewayError(errors.status(gateway, status, "\n".join(lines), model, self.wire))
+            body = "\n".join(lines)
+            raise GatewayError(errors.status(gateway, status, body, model, self.wire, secrets))
         try:
-            # Redacted again as it is read: a recording made before a key was known, or edited.
-            secrets = known_secrets()
-            yield from bounded(self.wire.parse(redacted_lines(lines, secrets), gateway), gateway)
+            parsed = bounded(self.wire.parse(lines, gateway), gateway)
+            yield from redacted_events(parsed, secrets)
         except errors.BrokenStream as broken:
-            raise GatewayError(errors.broken(str(broken), self.wire)) from None
+            raise GatewayError(redact(errors.broken(str(broken), self.wire), secrets)) from None
         except TooLong as too_long:
             raise GatewayError(errors.too_long_line(gateway, too_long.limit)) from None
+        except GatewayError as error:
+            raise GatewayError(redact(str(error), secrets)) from None

@@ -7,7 +7,6 @@ key behind. Deliberately not here: deciding that something failed (http.py and t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -57,7 +56,6 @@ __all__ = [
 ]
 
 EXCERPT = 200  # characters of a gateway's own words quoted in a message
-_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})")  # \u0073 and %73 are both "s"
 
 
 class BrokenStream(GatewayError):
@@ -87,14 +85,8 @@ def excerpt(text: str, secrets: Sequence[str] = (), limit: int = EXCERPT) -> str
 
 
 def without_secrets(text: str, secrets: Sequence[str]) -> str:
-    """`text` redacted. A key with some characters escaped (JSON's \\u0073, URL's %73) is still
-    the key: if reading the escapes reveals one, the text is given back read, and redacted."""
-    shown = redact(text, secrets)
-    if secrets:
-        read = _ESCAPE.sub(lambda match: chr(int(match[1] or match[2], 16)), shown)
-        if (cut := redact(read, secrets)) != read:
-            return cut
-    return shown
+    """`text` redacted: every spelling of a key, escaped (JSON's \\u0073, URL's %73) or not."""
+    return redact(text, secrets)
 
 
 def error_summary(payload: Any, secrets: Sequence[str] = ()) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Hashable, Iterable, Iterator, Sequence
 
 from course_agent.protocol import GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from course_agent.providers.gateway import errors
-from course_agent.safety.redaction import REDACTED, encoded_forms
+from course_agent.safety.redaction import REDACTED, key_cutter
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -83,13 +83,10 @@ def unpacked(
 
 
 def without_partial_secret(text: str, secrets: Sequence[str]) -> str:
-    """`text`, cut off somewhere, with a trailing start of a secret (in any form) replaced by
+    """`text`, cut off somewhere, with a trailing start of a secret (in any spelling) replaced by
     [redacted]: redaction only knows whole keys, and a cut can leave half of one at the end."""
-    for form in sorted({f for s in secrets for f in encoded_forms(s)}, key=len, reverse=True):
-        for length in range(min(len(form) - 1, len(text)), 0, -1):
-            if text.endswith(form[:length]):
-                return text[:-length] + REDACTED
-    return text
+    keep = key_cutter(secrets).held(text)
+    return text[: len(text) - keep] + REDACTED if keep else text
 
 
 def bounded(events: Iterable[ModelEvent], gateway: str) -> Iterator[ModelEvent]:
