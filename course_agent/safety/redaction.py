@@ -43,7 +43,7 @@ REDACTED = "[redacted]"
 # The start of a key a cut may leave behind: 3 characters are "sk-", which every key of a vendor
 # shares; 4 or more are replaced too.
 MIN_PARTIAL = 4
-LONGEST_SPELLING = 6  # characters one character of a key takes at most (\u0073, &#115;)
+LONGEST_SPELLING = 7  # characters one character of a key takes at most (\\u0073)
 
 # Every key this process has read (settings register them as they load them): the channels cut
 # these without being handed them.

@@ -38,11 +38,13 @@ def key_shaped(secret: str) -> bool:
 @functools.cache
 def char_spellings(ch: str) -> tuple[str, ...]:
     """Lower-case ways one ASCII character of a key is written in a text: itself, JSON's \\u00hh
-    (and \\/, \\", \\\\), URL's %hh, HTML's &#dd; and &#xhh;. At most 6 characters each."""
+    (and \\/, \\", \\\\), URL's %hh, HTML's &#dd; and &#xhh;, and the first two escaped once
+    more (a JSON string holding \\u0073, a URL holding %73). At most 7 characters each."""
     code = ord(ch)
     found = [ch.lower(), f"\\u{code:04x}", f"%{code:02x}", f"&#{code};", f"&#x{code:x};"]
+    found += [f"\\\\u{code:04x}", f"%25{code:02x}"]
     if ch in '/"\\':
-        found.append("\\" + ch)
+        found += ["\\" + ch, "\\\\" + ch]
     return tuple(dict.fromkeys(found))
 
 
@@ -59,7 +61,7 @@ def spelled(text: str, at: int, key: str) -> tuple[int, int, bool]:
                 break
         else:
             rest = text[pos:].lower()
-            ran_out = len(rest) < 6 and any(s.startswith(rest) for s in char_spellings(ch))
+            ran_out = len(rest) < 7 and any(s.startswith(rest) for s in char_spellings(ch))
             return done, pos, ran_out
     return done, pos, False
 
@@ -78,15 +80,17 @@ def _base64_cores(data: bytes) -> set[str]:
 def whole_forms(secret: str) -> set[str]:
     """The whole-string spellings of a key-shaped key that no character-by-character reading
     finds: hex, UTF-16 (a NUL beside each character, either byte order, with or without BOM),
-    reversed, base64 of the key and of `Bearer <key>`; matched in any letter case."""
+    reversed, base64 of the key and of `Bearer <key>`, each also JSON-escaped; matched in any
+    letter case."""
     data = secret.encode()
-    return {
+    forms = {
         data.hex(),
         "\0".join(secret),
         secret[::-1],
         *_base64_cores(data),
         *_base64_cores(b"Bearer " + data),
     }
+    return forms | {json.dumps(form)[1:-1] for form in forms}  # inside a JSON string too
 
 
 def encoded_forms(secret: str) -> set[str]:

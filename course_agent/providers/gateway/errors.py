@@ -13,7 +13,7 @@ from typing import Any
 from course_agent.protocol import GatewayError
 from course_agent.providers.gateway.contract import BrokenJson, json_value
 from course_agent.providers.wire import WireFormat
-from course_agent.safety.redaction import redact
+from course_agent.safety.redaction import redact, redact_cut
 
 __all__ = [
     "EXCERPT",
@@ -79,9 +79,11 @@ def size(count: int) -> str:
 
 def excerpt(text: str, secrets: Sequence[str] = (), limit: int = EXCERPT) -> str:
     """`text` redacted, then on one line, then cut to `limit` characters: in that order, so a cut
-    never leaves the start of a key that redaction would have recognised whole."""
+    never leaves the start of a key that redaction would have recognised whole (redact_cut)."""
     flat = " ".join(without_secrets(text, secrets).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+    if len(flat) <= limit:
+        return flat
+    return redact_cut(flat, limit - 3, secrets, was_cut=True)[0] + "..."
 
 
 def without_secrets(text: str, secrets: Sequence[str]) -> str:
