@@ -473,13 +473,13 @@ def test_a_page_cut_by_the_time_budget_says_it_may_miss_files(
 ) -> None:
     make_tree(tmp_path, [f"f{n:03}.txt" for n in range(200)])
     # The clock reads 0 when the budget is set, 1 at the walk's first check, and 100 at its
-    # second, 64 entries in.
+    # second, 16 entries in.
     clock = iter([0, 1] + [100] * 10)
     monkeypatch.setattr(glob_module.time, "monotonic", lambda: next(clock))
     result = run_glob(GlobArgs(pattern="**/*"), ToolContext(tmp_path), seconds=3)
     lines = result.content.split("\n")
-    assert result.meta["stopped"] is True and lines[:-1] == [f"f{n:03}.txt" for n in range(64)]
-    assert lines[-1].startswith("(listing stopped after 3 s and 64 ")
+    assert result.meta["stopped"] is True and lines[:-1] == [f"f{n:03}.txt" for n in range(16)]
+    assert lines[-1].startswith("(listing stopped after 3 s and 16 ")
     assert lines[-1].endswith(
         " entries walked: more files may match; narrow the pattern, e.g. start it with a folder)"
     )

@@ -176,10 +176,12 @@ def test_lines_past_the_size_bound_are_not_applied(tmp_path: Path) -> None:
     assert "late.txt" in list(Walk(tmp_path)) and "early.txt" not in list(Walk(tmp_path))
 
 
-def test_lines_that_need_a_regex_are_capped_per_file(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lines_that_need_the_wildcard_matcher_are_capped_per_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # A 100,000-line .gitignore of `name7*x*y*z` lines took glob 44 s (pathspec and one huge
-    # regex): past MAX_REGEX_LINES such lines, the rest are not applied.
-    monkeypatch.setattr(ignore_module, "MAX_REGEX_LINES", 10)
+    # regex): past MAX_WILDCARD_LINES such lines, the rest are not applied.
+    monkeypatch.setattr(ignore_module, "MAX_WILDCARD_LINES", 10)
     lines = [f"line{n}-*x" for n in range(20)]
     rules = IgnoreFile(lines)
     assert rules.verdict("line9-a.x", False) is True
@@ -189,7 +191,7 @@ def test_lines_that_need_a_regex_are_capped_per_file(monkeypatch: pytest.MonkeyP
 
 def test_names_and_extensions_are_never_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     # A long list of plain names (generated, say) is a set of names: each line costs a lookup.
-    monkeypatch.setattr(ignore_module, "MAX_REGEX_LINES", 10)
+    monkeypatch.setattr(ignore_module, "MAX_WILDCARD_LINES", 10)
     lines = [f"file{n}.txt" for n in range(50_000)] + ["*.log", "!keep.log", "build/", "x*y"]
     rules = IgnoreFile(lines)
     assert rules.verdict("a/file49999.txt", False) and rules.verdict("b/c.log", False)
@@ -200,15 +202,18 @@ def test_names_and_extensions_are_never_capped(monkeypatch: pytest.MonkeyPatch) 
 
 @pytest.mark.parametrize(
     "line",
-    ["x.py", "!x.py", "build/", "!build/", "*.log", "!*.log", "*.log/", " x.py", "!!x", "x."],
+    [
+        *["x.py", "!x.py", "build/", "!build/", "*.log", "!*.log", "*.log/", " x.py", "!!x"],
+        *["x.", "/build", "a/x.py", "/a/build/", "!a/b.log", "x*", "[xb]*", "*.l?g", "x?py"],
+    ],
 )
-def test_lines_read_without_pathspec_mean_what_pathspec_says(
+def test_lines_looked_up_mean_what_the_wildcard_says(
     line: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Names and extensions skip pathspec (50,000 names took 7 s through it): the same verdicts.
+    # Names, extensions and plain paths are dict lookups: the same verdicts as the matcher's.
     paths = ["x.py", "a/x.py", " x.py", "build", "a/build", "b.log", "a/b.log", "!x", "x.", "x"]
     fast = IgnoreFile([line])
-    monkeypatch.setattr(ignore_module, "_plain", lambda line: None)  # every line via pathspec
+    monkeypatch.setattr(ignore_module, "_shape", lambda line: ("wildcard", line.wildcard))
     slow = IgnoreFile([line])
     for path in paths:
         for is_dir in (False, True):

@@ -1,8 +1,11 @@
-"""Ignore rules as ripgrep applies them, so that what glob lists is exactly what grep searches.
+"""Ignore rules as ripgrep ranks them and git reads their lines, so what glob lists is what grep
+searches.
 
 A directory's .rgignore, .ignore and .gitignore (and .git/info/exclude when it holds a .git folder)
-hide paths below it; pathspec parses their gitignore syntax. Deliberately not handled: ignore files
-above the working directory, the user's global gitignore, and case-insensitive matching.
+hide paths below it. Each line is read as git reads it (ignore_lines.py) and matched in linear
+time: names, extensions and plain paths by lookup, the rest by one wildcard automaton per file
+(wildcard.py), which never backtracks. Deliberately not handled: ignore files above the working
+directory, the user's global gitignore, and case-insensitive matching.
 """
 
 from __future__ import annotations
@@ -10,16 +13,22 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from course_agent.protocol import ToolError
+from course_agent.tools.guards.ignore_lines import IgnoreLine, ignore_lines, parse_line
+from course_agent.tools.guards.wildcard import MAX_STEPS, Segment, Wildcard
 
 __all__ = [
     "KINDS",
     "MAX_IGNORE_FILE",
-    "MAX_REGEX_LINES",
+    "MAX_LINE_CHARS",
+    "MAX_LINE_WILDCARDS",
     "MAX_RULES_BYTES",
+    "MAX_WILDCARDS_IN_FORCE",
+    "MAX_WILDCARD_LINES",
     "IgnoreFile",
     "Rules",
     "read_ignore_file",
@@ -28,52 +37,61 @@ __all__ = [
 # ripgrep's precedence, highest first: a "!" line in .ignore re-includes what .gitignore hides.
 KINDS = (".rgignore", ".ignore", ".gitignore", ".git/info/exclude")
 MAX_IGNORE_FILE = 1 << 20  # bytes read from one ignore file; the lines past it are not applied
-# Lines of one ignore file that need a regex (a slash, a wildcard other than a leading `*`): each
-# costs pathspec about 0.2 ms and grows one regex. Names and extensions are not counted.
-MAX_REGEX_LINES = 1000
+# A line longer than this, or with more wildcards (`*`, `?`, `[`), is not applied: no real
+# rule is (a long one names a path; `*.py[cod]` has two), and a 300 KB line once took a
+# backtracking matcher 33 s. Each wildcard costs a piece or a class built and looked for in
+# names: 256 lines of 32 stars build in 0.05 s, 256 of 2,000 stars took 10 s.
+MAX_LINE_CHARS = 1024
+MAX_LINE_WILDCARDS = 32
+# Lines of one file that need the wildcard matcher (not a name, an extension or a plain path):
+# each costs every name in the folders below one segment test (about 0.5 us). Past it, or past
+# MAX_STEPS segments in all, the rest are not applied. Names and extensions are not counted.
+MAX_WILDCARD_LINES = 256
+# Wildcard lines in force at once in one folder, over the files along its chain: each entry
+# costs at most this many segment tests. A file that would pass it is not applied.
+MAX_WILDCARDS_IN_FORCE = 1024
 # Bytes of ignore files in force at once in one folder, its own and those of the folders above:
 # a file past it is not applied. In memory a byte of names takes about 15: 60 MB at most.
 MAX_RULES_BYTES = 4 << 20
-
-# pathspec ends each line's regex with a marker that also matches everything *below* the path
-# ("build" matches build/x.txt). ripgrep asks about a path itself and never enters an ignored
-# directory, so the marker is replaced: _OPTIONAL (files and directories) or _DIRS_ONLY ("build/").
-_OPTIONAL = "(?:(?P<ps_d>/)|$)"
-_DIRS_ONLY = "(?P<ps_d>/)"
-_GLOB = frozenset("*?[\\")  # a line without these (and without "/") names one file or directory
+# Per folder, per is_dir: (line, a test of the name) for each wildcard line that can match.
+NameTest = Callable[[str], object]
+Finals = tuple[list[tuple[int, NameTest]], list[tuple[int, NameTest]]]
+_FOLDERS_KEPT = 256  # per file: the folders whose final segments are kept (a walk's open levels)
 
 
-def _itself(regex: str) -> tuple[str, bool]:
-    """A pathspec regex -> (a regex for re.match on the path itself, whether only dirs match)."""
-    if regex.endswith(_OPTIONAL):
-        return regex.removesuffix(_OPTIONAL) + r"\Z", False
-    if regex.endswith(_DIRS_ONLY):
-        return (regex.removesuffix(_DIRS_ONLY) or ".*") + r"\Z", True  # "*/" is every directory
-    return regex, False  # "a/**" -> "^a/": everything below a, but not a itself
-
-
-def _shape(line: str) -> tuple[str, str]:
-    """How a line can be matched fastest: ("name", "__pycache__") for a name at any depth,
-    ("suffix", ".log") for `*.log`, ("basename", "*.py[cod]") for another pattern without a
-    slash, ("path", "") for the rest (a slash, an escape). Call it on lines pathspec accepted."""
-    text = line.rstrip().removeprefix("!").removesuffix("/")
-    if "\\" in line or "/" in text or not text:
-        return "path", ""
-    if not _GLOB & set(text):
-        return "name", text
-    if text[0] == "*" and len(text) > 1 and not _GLOB & set(text[1:]):
-        return "suffix", text[1:]
-    return "basename", text
+def _shape(line: IgnoreLine) -> tuple[str, str | Segment]:
+    """How a line is matched: by lookup, ("name", "__pycache__") for a name at any depth,
+    ("suffix", ".log") for `*.log`, ("prefix", "npm-debug.log") for `npm-debug.log*`, ("path",
+    "docs/_build") for a plain path from the file's folder; by one regex call without a
+    quantifier, ("tail", segment) for `*.py[cod]`, ("head", segment) for `[Tt]emp*`; or by the
+    automaton, ("wildcard", line.wildcard) for the rest."""
+    if line.literal:
+        return ("path" if line.anchored else "name"), line.pattern
+    if not line.anchored:
+        try:
+            segment = Segment(line.pattern, line.pattern)
+        except ToolError:
+            return "wildcard", line.wildcard  # refused there too: the line is passed over
+        if len(segment.pieces) == 2:
+            head, tail = segment.pieces
+            if head.text == "" and tail.width:
+                return ("suffix", tail.text) if tail.text is not None else ("tail", segment)
+            if tail.text == "" and head.width:
+                return ("prefix", head.text) if head.text is not None else ("head", segment)
+    return "wildcard", line.wildcard
 
 
 class IgnoreFile:
     """The lines of one ignore file, asked about paths relative to the directory it sits in.
 
-    Most lines name a file or an extension at any depth (`__pycache__/`, `*.log`); they are
-    looked up in dicts, the rest matched by two regexes (one over the name, one over the path),
-    so a 100-line .gitignore costs a few lookups per path, not a hundred regex matches. Only the
-    first MAX_REGEX_LINES lines that need a regex are applied; `skipped` counts the others, and
-    `complete` is False when some lines were not applied.
+    Most lines name a file, an extension, a prefix or a path (`__pycache__/`, `*.log`, `/build`):
+    they are looked up in dicts. A line `*.py[cod]` or `[Tt]emp*` joins one regex of fixed-width
+    alternatives, matched at one place of the name (no quantifier: nothing to backtrack). The
+    others go into one Wildcard, whose `finals` per folder are the lines still able to match
+    there, latest first: the first whose last segment passes the name is the last matching line.
+    Only the first MAX_WILDCARD_LINES lines that need a regex or the automaton (and MAX_STEPS
+    segments) are applied, and no line over MAX_LINE_CHARS or MAX_LINE_WILDCARDS; `skipped`
+    counts the others, and `complete` is False when some lines were not applied.
     """
 
     def __init__(self, lines: list[str], size: int = 0, cut: bool = False) -> None:
@@ -82,89 +100,143 @@ class IgnoreFile:
         self.skipped = 0
         # Every table is a pair indexed by is_dir: [0] the lines that can match a file, [1] the
         # lines that can match a directory (all of them: "build/" matches directories only).
-        # names and suffixes map to the index of the last line naming them; the regex sources
-        # hold one group per line, named l<index>, in line order.
-        self._names: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        self._suffixes: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        sources: dict[str, tuple[list[str], list[str]]] = {"basename": ([], []), "path": ([], [])}
-        regex_lines = 0
-        for line in lines:
-            if line.rstrip().endswith("/**/"):
-                # pathspec reads "a/**/" as the directory a; git and ripgrep as the directories
-                # below a. "a/**/*/" says that to pathspec.
-                line = line.rstrip() + "*/"
-            if plain := _plain(line):
-                (shape, text), hides, dirs_only = plain
+        # Each maps a name, an extension, a prefix or a path to the last line naming it.
+        tables: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+            shape: ({}, {}) for shape in ("name", "suffix", "prefix", "path")
+        }
+        ends: dict[str, tuple[list[tuple[int, Segment]], list[tuple[int, Segment]]]] = {
+            "head": ([], []),
+            "tail": ([], []),
+        }
+        wildcards: list[str] = []
+        self._wild: list[tuple[int, bool]] = []  # per wildcard: (its line's index, dirs only)
+        steps = 0
+        for text in lines:
+            line = parse_line(text)
+            if line is None:
+                continue
+            wild = text.count("*") + text.count("?") + text.count("[")
+            too_long = len(text) > MAX_LINE_CHARS or wild > MAX_LINE_WILDCARDS
+            shape, key = ("long", "") if too_long else _shape(line)
+            kinds = (False, True) if not line.dirs_only else (True,)
+            if shape in tables:
+                for is_dir in kinds:
+                    tables[shape][is_dir][str(key)] = len(self.hides)
+                self.hides.append(line.hides)
+                continue
+            need = str(key).count("/") + 3  # segments, a "*" after a last "**", the end
+            fits = shape != "long" and steps + need <= MAX_STEPS
+            if not fits or len(wildcards) + self._regex_lines(ends) >= MAX_WILDCARD_LINES:
+                self.skipped += 1
+                continue
+            if isinstance(key, Segment):
+                for is_dir in kinds:
+                    ends[shape][is_dir].append((len(self.hides), key))
+            elif _valid(key):
+                steps += need
+                wildcards.append(key)
+                self._wild.append((len(self.hides), line.dirs_only))
             else:
-                shape, text = _shape(line)
-                if shape not in ("name", "suffix") and regex_lines >= MAX_REGEX_LINES:
-                    self.skipped += 1
-                    continue
-                pattern = _parse(line)
-                if pattern is None:
-                    continue
-                regex_lines += shape not in ("name", "suffix")
-                hides = bool(pattern.include)
-                if shape == "basename":  # "/" + text: the same pattern, anchored, for the name
-                    pattern = _parse("/" + text + "/" * line.rstrip().endswith("/")) or pattern
-                regex, dirs_only = _itself(pattern.regex.pattern)
-            index = len(self.hides)
-            self.hides.append(hides)
-            for is_dir in (False, True) if not dirs_only else (True,):
-                if shape == "name":
-                    self._names[is_dir][text] = index
-                elif shape == "suffix":
-                    self._suffixes[is_dir][text] = index
-                else:
-                    sources[shape][is_dir].append(f"(?P<l{index}>{regex})")
-        # The lengths of the suffixes: a name is looked up once per length, however many lines.
-        self._sizes = tuple(sorted({len(end) for end in table}) for table in self._suffixes)
-        # The last matching line decides. An alternation answers with its first matching branch,
-        # so the lines go in backwards.
-        self._basename = tuple(map(_alternation, sources["basename"]))
-        self._path = tuple(map(_alternation, sources["path"]))
+                continue
+            self.hides.append(line.hides)
+        # The lengths of suffixes and prefixes: a name is looked up once per length.
+        self._sizes = tuple(
+            tuple(tuple(sorted({len(end) for end in table})) for table in tables[shape])
+            for shape in ("suffix", "prefix")
+        )
+        self._by_kind = tuple(
+            tuple(tables[shape][is_dir] for shape in ("name", "suffix", "prefix", "path"))
+            for is_dir in (0, 1)
+        )
+        self._heads = tuple(_alternation(found) for found in ends["head"])
+        self._tails = tuple(_by_width(found) for found in ends["tail"])
+        self.wildcards = len(wildcards) + self._regex_lines(ends)
+        self._wildcard = Wildcard(wildcards) if wildcards else None
+        self._finals: dict[str, Finals] = {}
         self.size, self.complete = size, not cut and not self.skipped
+
+    @staticmethod
+    def _regex_lines(ends: dict[str, tuple[list[tuple[int, Segment]], ...]]) -> int:
+        return sum(len(found[True]) for found in ends.values())  # every line is a dirs' line
 
     def verdict(self, relative: str, is_dir: bool) -> bool | None:
         """True: a line hides `relative`; False: a "!" line re-includes it; None: none matches."""
-        name = relative.rpartition("/")[2]
-        best = self._names[is_dir].get(name, -1)
-        suffixes = self._suffixes[is_dir]
-        for size in self._sizes[is_dir]:
+        directory, _, name = relative.rpartition("/")
+        names, suffixes, prefixes, paths = self._by_kind[is_dir]
+        best = names.get(name, -1)
+        if paths:
+            best = max(best, paths.get(relative, -1))
+        suffix_sizes, prefix_sizes = self._sizes[0][is_dir], self._sizes[1][is_dir]
+        for size in suffix_sizes:
             if size > len(name):
                 break
             best = max(best, suffixes.get(name[-size:], -1))
-        for regex, text in ((self._basename[is_dir], name), (self._path[is_dir], relative)):
-            if regex is not None and (match := regex.match(text)) and match.lastgroup:
-                best = max(best, int(match.lastgroup[1:]))
+        for size in prefix_sizes:
+            if size > len(name):
+                break
+            best = max(best, prefixes.get(name[:size], -1))
+        heads = self._heads[is_dir]
+        if heads is not None and (found := heads.match(name)):
+            best = max(best, int(str(found.lastgroup)[1:]))
+        for width, tails in self._tails[is_dir]:
+            if width <= len(name) and (found := tails.match(name, len(name) - width)):
+                best = max(best, int(str(found.lastgroup)[1:]))
+        if self._wildcard is not None:
+            finals = self._finals.get(directory) or self._finals_in(directory)
+            for line, test in finals[is_dir]:
+                if line <= best:
+                    break  # the lines left are earlier: the verdict stands
+                if test(name):
+                    return self.hides[line]
         return None if best < 0 else self.hides[best]
 
+    def _finals_in(self, directory: str) -> Finals:
+        """Per is_dir, (line, test of the name) for the wildcard lines that can match in
+        `directory`, latest first; kept for up to _FOLDERS_KEPT folders at once."""
+        assert self._wildcard is not None
+        files: list[tuple[int, NameTest]] = []
+        folders: list[tuple[int, NameTest]] = []
+        for alternative, segment in self._wildcard.finals(directory):
+            line, dirs_only = self._wild[alternative]
+            folders.append((line, segment.test))
+            if not dirs_only:
+                files.append((line, segment.test))
+        if len(self._finals) >= _FOLDERS_KEPT:
+            self._finals.clear()  # a walk comes back to few folders: start afresh
+        self._finals[directory] = known = (files, folders)
+        return known
 
-def _plain(line: str) -> tuple[tuple[str, str], bool, bool] | None:
-    """A line that names a file or an extension, read without pathspec (which takes 0.15 ms a
-    line to compile a regex no lookup needs): (its shape, whether it hides, whether it names
-    directories only). None for any other line, a comment or a blank one."""
-    stripped = line.rstrip()
-    if not stripped or stripped[0] in "# \t":  # a comment; leading blanks as pathspec reads them
-        return None
-    shape = _shape(line)
-    if shape[0] not in ("name", "suffix"):
-        return None
-    return shape, not stripped.startswith("!"), stripped.endswith("/")
+
+def _alternation(found: list[tuple[int, Segment]]) -> re.Pattern[str] | None:
+    """One regex for fixed-width pieces, a group per line, latest first (an alternation answers
+    with its first matching branch, and the last matching line decides). Each branch is a run
+    of single characters and classes: trying it at one place costs its width, no more."""
+    branches = []
+    for line, segment in sorted(found, reverse=True):
+        piece = segment.pieces[0] if segment.pieces[0].width else segment.pieces[-1]
+        if piece.regex is not None:
+            branches.append(f"(?P<l{line}>{piece.regex.pattern})")
+    return re.compile("|".join(branches), re.DOTALL) if branches else None
 
 
-def _parse(line: str) -> GitIgnoreSpecPattern | None:
-    """pathspec's reading of one line; None for a blank line, a comment or a line it refuses
-    (ripgrep skips a line it cannot parse, as here)."""
+def _by_width(found: list[tuple[int, Segment]]) -> tuple[tuple[int, re.Pattern[str]], ...]:
+    """Tails grouped by width, each group one alternation matched where the name ends."""
+    groups: dict[int, list[tuple[int, Segment]]] = {}
+    for line, segment in found:
+        groups.setdefault(segment.pieces[-1].width, []).append((line, segment))
+    return tuple(
+        (width, regex) for width, group in sorted(groups.items()) if (regex := _alternation(group))
+    )
+
+
+def _valid(pattern: str) -> bool:
+    """Whether the wildcard matcher reads the pattern: an unclosed `[` or a reversed range
+    (`[z-a]`) matches nothing in git either, so the line is passed over."""
     try:
-        pattern = GitIgnoreSpecPattern(line)
-    except (ValueError, re.error):
-        return None
-    return None if pattern.include is None or pattern.regex is None else pattern
-
-
-def _alternation(groups: list[str]) -> re.Pattern[str] | None:
-    return re.compile("|".join(reversed(groups)), re.DOTALL) if groups else None
+        Wildcard([pattern])
+    except ToolError:
+        return False
+    return True
 
 
 def read_ignore_file(path: str, limit: int = MAX_IGNORE_FILE) -> IgnoreFile | None:
@@ -190,7 +262,7 @@ def read_ignore_file(path: str, limit: int = MAX_IGNORE_FILE) -> IgnoreFile | No
     if cut:  # the last whole line is the last line applied
         data = data[: data.rfind(b"\n", 0, limit) + 1]
     # Names arrive from os.fsdecode with surrogate escapes; decoding the same way lets them match.
-    lines = data.decode("utf-8", "surrogateescape").removeprefix("\ufeff").splitlines()
+    lines = ignore_lines(data.decode("utf-8", "surrogateescape").removeprefix("\ufeff"))
     return IgnoreFile(lines, size=len(data), cut=cut)
 
 
@@ -200,18 +272,20 @@ class Rules:
     some up to the working directory. `directory` is where `files` sit, relative to the root
     ("" for the root itself); a directory without ignore files shares its parent's Rules.
     `size` is the bytes of ignore files in force here, these and those above (at most
-    MAX_RULES_BYTES); `complete` is False once some file in force was not applied in full."""
+    MAX_RULES_BYTES), `wildcards` their wildcard lines (at most MAX_WILDCARDS_IN_FORCE);
+    `complete` is False once some file in force was not applied in full."""
 
     directory: str = ""
     files: tuple[tuple[str, IgnoreFile], ...] = ()
     parent: Rules | None = None
     size: int = 0
     complete: bool = True
+    wildcards: int = 0
 
     def below(self, root: Path, directory: str, names: frozenset[str] | None = None) -> Rules:
         """The Rules for `directory` (relative to `root`, inside this one), reading its ignore
         files. `names`, the directory's entries if already listed, spares the failed opens."""
-        found, size, complete = [], self.size, self.complete
+        found, size, complete, wildcards = [], self.size, self.complete, self.wildcards
         for kind in KINDS:
             if names is None or kind.split("/")[0] in names:
                 path = os.path.join(root, directory, kind)
@@ -220,12 +294,15 @@ class Rules:
                     complete = complete and not os.path.lexists(path)
                     continue
                 loaded = read_ignore_file(path, room)
-                if loaded is not None:
+                if loaded is not None and wildcards + loaded.wildcards > MAX_WILDCARDS_IN_FORCE:
+                    complete = False  # every entry below would pay for its lines: not applied
+                elif loaded is not None:
                     found.append((kind, loaded))
                     size, complete = size + loaded.size, complete and loaded.complete
+                    wildcards += loaded.wildcards
         if not found and complete == self.complete:
             return self
-        return Rules(directory, tuple(found), self, size, complete)
+        return Rules(directory, tuple(found), self, size, complete, wildcards)
 
     def hidden_by(self, path: str, is_dir: bool) -> str | None:
         """The kind of ignore file that hides `path` (relative to the root), or None.

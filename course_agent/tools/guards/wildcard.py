@@ -21,6 +21,7 @@ __all__ = [
     "MAX_HELD",
     "MAX_PATTERN_CHARS",
     "MAX_STEPS",
+    "Segment",
     "Wildcard",
     "expand_braces",
 ]
@@ -122,7 +123,7 @@ class _Piece:
         return -1 if found is None else found.start()
 
 
-class _Segment:
+class Segment:
     """One segment without `/` or braces: `*.test.js`, `a?c`, `[!_]*`.
 
     Split at its stars into fixed-width pieces, it matches a name when the first piece starts it,
@@ -157,16 +158,20 @@ class _Segment:
                     text.append(segment[i])
             i += 1
         self.pieces.append(_piece(units, text))
+        self.width = sum(piece.width for piece in self.pieces)  # the shortest name it matches
         fast = _fast_test([piece.text for piece in self.pieces])
         if fast is not None:
             self.match = fast  # type: ignore[method-assign]
+        # `test`: the same answer as `match`, truthy rather than a bool, one C call where the
+        # segment allows (an ignore file asks each name of every folder below it).
+        self.test: Callable[[str], object] = fast or _regex_test(self.pieces) or self.match
 
     def match(self, name: str) -> bool:
         first, last = self.pieces[0], self.pieces[-1]
         if len(self.pieces) == 1:  # no star: the name is exactly one piece long
             return len(name) == first.width and first.at(name, 0)
         end = len(name) - last.width  # where the last piece must start
-        if end < first.width or not first.at(name, 0) or not last.at(name, end):
+        if len(name) < self.width or not first.at(name, 0) or not last.at(name, end):
             return False
         position = first.width
         for piece in self.pieces[1:-1]:
@@ -194,6 +199,21 @@ def _fast_test(texts: list[str | None]) -> Callable[[str], bool] | None:
     return None
 
 
+def _regex_test(pieces: list[_Piece]) -> Callable[[str], object] | None:
+    """One regex call for `*.py[cod]`, `a?c*` and `?`: a fixed-width regex at one place."""
+    if len(pieces) == 1 and pieces[0].regex is not None:
+        return pieces[0].regex.fullmatch
+    if len(pieces) != 2:
+        return None
+    head, tail = pieces
+    if tail.text == "" and head.regex is not None:
+        return head.regex.match
+    if head.text == "" and tail.regex is not None:
+        at, width = tail.regex.match, tail.width
+        return lambda name: len(name) >= width and at(name, len(name) - width)
+    return None
+
+
 def _piece(units: list[str], text: list[str] | None) -> _Piece:
     if text is not None:
         return _Piece(len(units), "".join(text), None)
@@ -210,18 +230,28 @@ class Wildcard:
     `a*b`.
     """
 
-    def __init__(self, pattern: str, shown: str | None = None) -> None:
-        """Compile `pattern`; refusals name `shown`, the whole pattern the model wrote."""
-        shown = pattern if shown is None else shown
-        if len(pattern) > MAX_PATTERN_CHARS:
+    def __init__(self, pattern: str | list[str], shown: str | None = None) -> None:
+        """Compile `pattern`; refusals name `shown`, the whole pattern the model wrote. A list
+        is the alternatives themselves, braces being text in them (an ignore file's lines):
+        `finals` then says which of them a path matches."""
+        shown = (
+            (pattern if isinstance(pattern, str) else ",".join(pattern)) if shown is None else shown
+        )
+        if isinstance(pattern, str) and len(pattern) > MAX_PATTERN_CHARS:
             raise ToolError(
                 f"pattern is {len(pattern):,} characters long; at most {MAX_PATTERN_CHARS} "
                 "are accepted"
             )
+        alternatives = (
+            list(dict.fromkeys(expand_braces(pattern, shown)))
+            if isinstance(pattern, str)
+            else pattern
+        )
         # All alternatives in one list: each is its segments, then _ACCEPT. A state is an index.
-        self.steps: list[_Segment | str] = []
+        self.steps: list[Segment | str] = []
+        self.owners: dict[int, int] = {}  # an _ACCEPT's state -> its alternative's index
         starts = []
-        for alternative in dict.fromkeys(expand_braces(pattern, shown)):
+        for alternative in alternatives:
             segments = []
             for segment in alternative.split("/"):
                 if segment != _GLOBSTAR or segments[-1:] != [_GLOBSTAR]:  # "**/**" is "**"
@@ -234,7 +264,8 @@ class Wildcard:
                     "are expanded: use fewer segments and choices, or two calls"
                 )
             starts.append(len(self.steps))
-            self.steps += [_GLOBSTAR if s == _GLOBSTAR else _Segment(shown, s) for s in segments]
+            self.steps += [_GLOBSTAR if s == _GLOBSTAR else Segment(shown, s) for s in segments]
+            self.owners[len(self.steps)] = len(starts) - 1
             self.steps.append(_ACCEPT)
         self.start = self._close(starts)
         # Per directory, least recently computed first: the states after its segments, and the
@@ -314,6 +345,20 @@ class Wildcard:
         test = known[1] if known is not None else None
         return test or self._name_test(directory)
 
+    def finals(self, directory: str) -> list[tuple[int, Segment]]:
+        """(alternative, its last segment) for each alternative a file in `directory` matches
+        if its name passes that segment, latest alternative first: an ignore file asks this to
+        learn which of its lines is the last to match."""
+        states = self._states_in(directory)
+        return sorted(
+            (
+                (self.owners[state + 1], step)
+                for state in states
+                if isinstance(step := self.steps[state], Segment) and state + 1 in self.owners
+            ),
+            key=lambda final: -final[0],
+        )
+
     def match(self, path: str) -> bool:
         """Whether the whole '/'-separated relative `path` matches. A walk lists a folder's
         files together: the folder is matched once, and each file costs one test of its name."""
@@ -327,5 +372,5 @@ def _never(name: str) -> bool:
     return False
 
 
-def _any_of(segments: list[_Segment]) -> Callable[[str], bool]:
+def _any_of(segments: list[Segment]) -> Callable[[str], bool]:
     return lambda name: any(segment.match(name) for segment in segments)
