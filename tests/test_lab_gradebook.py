@@ -17,6 +17,7 @@ from course_agent.lab.gradebook import (
     write_csv,
     write_lms,
 )
+from course_agent.lab.rows import spreadsheet_text
 
 
 def rows_at(root: Path) -> list[GradeRow]:
@@ -35,9 +36,11 @@ def read(path: Path) -> list[list[str]]:
 @pytest.mark.parametrize(
     ("path", "roots", "strip", "student"),
     [
-        # nbgrader's layout, whatever folder the grader was given
-        ("course/submitted/alice/day03/day03-lab.ipynb", ["course"], "", "alice"),
-        ("course/submitted/alice/day03/day03-lab.ipynb", [], "", "alice"),
+        # nbgrader's layout: the grader is given its submitted/ folder
+        ("course/submitted/alice/day03/day03-lab.ipynb", ["course/submitted"], "", "alice"),
+        # a pattern inside a student's own folder decides nothing (it named a classmate)
+        ("subs/eve/submitted/alice/day03/day03-lab.ipynb", ["subs"], "", "eve"),
+        ("course/submitted/alice/day03/day03-lab.ipynb", [], "", "day03-lab"),
         # a folder per student below the one given
         ("subs/bob/day03-lab.ipynb", ["subs"], "", "bob"),
         ("subs/bob/work/labs/day03-lab.ipynb", ["subs"], "", "bob"),
@@ -109,11 +112,13 @@ notes = st.text(st.characters(blacklist_categories=["Cs"]), max_size=40)
 def test_any_name_and_note_read_back_as_written(
     tmp_path_factory: pytest.TempPathFactory, students: list[str], note: str
 ) -> None:
-    # Commas, quotes and newlines in a folder name or a note stay inside their cell.
+    # Commas, quotes and newlines in a folder name or a note stay inside their cell; one that
+    # starts like a formula reads back with the ' that makes a spreadsheet show it as text.
     root = tmp_path_factory.mktemp("any")
     rows = [GradeRow(str(root / s / "n.ipynb"), None, None, (), (), 1.0, note) for s in students]
     write_csv(rows, root / "g.csv", [root])
     write_lms(rows, root / "m.csv", "moodle", "lab", [root])
-    assert [row[0] for row in read(root / "g.csv")[1:]] == students
-    assert [row[6] for row in read(root / "g.csv")[1:]] == [note] * len(students)
-    assert [row[0] for row in read(root / "m.csv")[1:]] == students
+    shown = [spreadsheet_text(student) for student in students]
+    assert [row[0] for row in read(root / "g.csv")[1:]] == shown
+    assert [row[6] for row in read(root / "g.csv")[1:]] == [spreadsheet_text(note)] * len(students)
+    assert [row[0] for row in read(root / "m.csv")[1:]] == shown

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from course_agent.lab.notebook_file import read_notebook
+from course_agent.lab.output_file import write_below
 from course_agent.lab.restore import released_path, restore
 from course_agent.lab.rows import GradeRow, grader_keys, short_names
 from course_agent.safety.redaction import redact
@@ -114,7 +115,12 @@ def _look_at(name: str, failed_names: Sequence[str]) -> tuple[str, ...]:
 
 def _unscored(row: GradeRow, cells: _Cells) -> list[str]:
     lines = ["Your notebook could not be scored:", "", _fence(row.note), ""]
-    if row.note.startswith("not a notebook"):
+    if row.note.startswith("not graded"):  # students.py: several notebooks, none by name
+        lines.append(
+            "Look at: your folder. Hand in the lab's notebook under its own name, alone or "
+            "beside your other files."
+        )
+    elif row.note.startswith("not a notebook"):
         lines.append(
             "Look at: the file itself. Open it in JupyterLab; if it does not open, download the "
             "lab again, paste your exercise cells into it and hand that in."
@@ -158,11 +164,13 @@ def feedback_text(row: GradeRow, reference: Any, keys: Sequence[str] = ()) -> st
     lines += [f"Submission: {_code(Path(row.submission).name)}", ""]
     if row.passed is None:
         lines += ["Score: **none**", "", *_unscored(row, cells)]
-    elif row.passed == row.total and not row.note:
+    elif row.passed == row.total:
         lines += [f"Score: **{row.score}**: every check passed. Nothing to fix."]
     else:
         lines += [f"Score: **{row.score}** checks passed.", "", "## What to fix", ""]
         lines += _failures(row, cells)
+    if row.passed is not None and row.note:  # students.py: the other notebooks, not graded
+        lines += ["", f"Note: {_code(row.note)}"]
     for title, text in row.written:  # read by your instructor, outside the score
         lines += ["", f"## Your written answer: {_escaped(title)}", ""]
         lines += [_fence(text) if text else "You left it empty.", ""]
@@ -186,8 +194,8 @@ def write_feedback(
     names = short_names([row.submission for row in rows])
     written = []
     for row in rows:
-        path = folder / Path(names[row.submission]).with_suffix(".md")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(feedback_text(row, reference, hidden), encoding="utf-8")
-        written.append(path)
+        # A new file, in folders opened without following a link (a student's, in a
+        # submissions folder given as DIR, leads nowhere).
+        name = Path(names[row.submission]).with_suffix(".md")
+        written.append(write_below(folder, name, feedback_text(row, reference, hidden)))
     return written

@@ -1,8 +1,9 @@
 """`course-agent grade`: its options, the table it prints and the files it writes, around grade.py.
 
-Checks every output before any kernel starts, grades (or takes a row `--reuse` kept), prints one
-row per submission, writes the CSV, LMS file, report, figures and feedback asked for, and with
-`--check N` answers for one check (Classroom's one test per check).
+Checks every output before any kernel starts, picks one notebook per student (students.py), grades
+(or takes a row `--reuse` kept), prints one row per student, writes the CSV, LMS file, report,
+figures and feedback asked for (each a new file, output_file.py), and with `--check N` answers for
+one check (Classroom's one test per check).
 Deliberately not handled: grading itself (grade.py) or drawing the report (report*.py).
 """
 
@@ -14,6 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -22,10 +24,12 @@ from course_agent.lab.grade import find_notebooks, grade
 from course_agent.lab.gradebook import LMS_FORMATS, write_csv, write_lms
 from course_agent.lab.jail import GB, Limits, sandbox_problem
 from course_agent.lab.labs import LABS
+from course_agent.lab.output_file import UnsafeOutput, write_file
 from course_agent.lab.progress import GradeProgress
 from course_agent.lab.report import ClassReport
 from course_agent.lab.reuse import keep_rows, kept_rows
 from course_agent.lab.rows import GradeRow, one_line
+from course_agent.lab.students import Submission, one_per_student
 
 __all__ = ["NOT_DEFENDED", "build_parser", "main_grade", "print_table"]
 
@@ -196,14 +200,28 @@ def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: floa
         print(f"{lms} gradebook file written to {path}")
     report = ClassReport.from_rows(rows, seconds)
     if args.report:
-        args.report.write_text(report.html(), encoding="utf-8")
+        write_file(args.report, report.html())
         print(f"class report written to {args.report}")
     if args.json:
-        args.json.write_text(json.dumps(report.to_dict(), indent=1) + "\n", encoding="utf-8")
+        write_file(args.json, json.dumps(report.to_dict(), indent=1) + "\n")
         print(f"figures written to {args.json}")
     if args.feedback:
         written = write_feedback(rows, args.feedback)
         print(f"{len(written)} feedback files written to {args.feedback}")
+
+
+def _lab_names(lab: str | None) -> list[str]:
+    """The file names a student's notebook of the lab has, `lab`'s alone when it is given."""
+    return [LABS[name].released.name for name in ([lab] if lab else LABS)]
+
+
+def _student_row(chosen: Submission, graded: GradeRow | None) -> GradeRow:
+    """The row of one student: its notebook's, or one saying why none was graded; with a note."""
+    if graded is None:
+        folder = str(chosen.folder)
+        return GradeRow(folder, None, None, (), (), 0.0, chosen.note, student=chosen.student)
+    note = "; ".join(filter(None, [graded.note, chosen.note]))
+    return replace(graded, student=chosen.student, note=note)
 
 
 def main_grade(argv: Sequence[str] | None = None) -> int:
@@ -225,6 +243,9 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if not paths:
         parser.error("no *.ipynb found in the folders given")
+    # One per student, by where it lies below the folders given (students.py).
+    chosen = one_per_student(paths, args.submissions, _lab_names(args.lab), args.strip_prefix)
+    paths = [submission.path for submission in chosen if submission.path is not None]
     if args.no_sandbox:
         print(NOT_DEFENDED, file=sys.stderr)
     elif problem := sandbox_problem():
@@ -246,9 +267,10 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
             sandbox=not args.no_sandbox,
         )
     fresh = dict(zip(todo, graded, strict=True))
-    rows = [kept.get(path) or fresh[path] for path in paths]
+    by_path = {path: kept.get(path) or fresh[path] for path in paths}
     if args.reuse and todo:
-        keep_rows(args.reuse, paths, rows, args.lab)
+        keep_rows(args.reuse, paths, [by_path[path] for path in paths], args.lab)
+    rows = [_student_row(s, by_path.get(s.path) if s.path else None) for s in chosen]
     seconds = time.perf_counter() - started
     print_table(rows, sys.stdout)
     print(
@@ -256,7 +278,11 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         f"with {min(args.jobs, max(len(todo), 1))} at a time"
         + (f"; {len(kept)} taken from {args.reuse}, graded there earlier" if kept else "")
     )
-    _write_outputs(rows, args, seconds)
+    try:
+        _write_outputs(rows, args, seconds)
+    except UnsafeOutput as exc:
+        print(f"course-agent grade: {exc}", file=sys.stderr)
+        return 2
     if args.check is not None:
         return _report_check(rows, args.check)
     return 0

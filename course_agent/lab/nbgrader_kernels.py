@@ -2,21 +2,30 @@
 can start, a plain kernel whose environment holds no keys (and a warning saying so).
 
 nbgrader's Execute step sets its kernel manager class itself (configuring that trait does
-nothing), so `autograde_preprocessors` is nbgrader's own list with Execute swapped for ours.
-Deliberately not handled: nbgrader's grade itself (its test cells run inside the kernel).
+nothing), so `autograde_preprocessors` is nbgrader's own list with Execute swapped for ours. Ours
+starts each kernel in a fresh private folder, removed after it (never the autograded folder that
+nbgrader writes, copies and chmods afterwards), and `BoundedExporter` reads each submission
+through notebook_file.py's bounds. So, in the sandbox, no nbgrader step touches a path a kernel
+could have written. Deliberately not handled: nbgrader's grade itself (its test cells run inside
+the kernel), and any of this without the sandbox (a plain kernel can write anywhere its user can).
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
+import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from course_agent.lab.jail import jailed_kernels, sandbox_problem
 from course_agent.lab.kernel import kernel_environment
 from course_agent.lab.kernel_spec import current_env_kernels
+from course_agent.lab.notebook_file import read_notebook
 
-__all__ = ["autograde_preprocessors", "chosen_kernels", "scrubbed_kernels"]
+__all__ = ["autograde_preprocessors", "bounded_exporter", "chosen_kernels", "scrubbed_kernels"]
 
 
 @functools.cache
@@ -51,7 +60,41 @@ def _execute() -> type:
             kwargs.setdefault("kernel_manager_class", chosen_kernels())
             super().__init__(*args, **kwargs)
 
+        def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> Any:
+            """Run `nb` with a fresh private folder as the kernel's working (and, in the
+            sandbox, only writable) folder, instead of nbgrader's autograded one."""
+            resources = resources if resources is not None else {}
+            run = dict(resources)  # nbgrader's own keys (its student, its db) are kept
+            prefix = "course-agent-nbgrader-"
+            with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as private:
+                # Removed without following what is in it (shutil.rmtree's fd walk).
+                run["metadata"] = {**dict(resources.get("metadata") or {}), "path": private}
+                nb, _ = super().preprocess(nb, run, km)
+            return nb, resources
+
     return JailedExecute
+
+
+@functools.cache
+def bounded_exporter() -> type:
+    """nbconvert's NotebookExporter, reading the file with notebook_file.py's bounds: no link,
+    no FIFO, at most LARGEST_NOTEBOOK bytes, DEEPEST brackets and MOST_VALUES values."""
+    from nbconvert.exporters import NotebookExporter
+
+    class BoundedExporter(NotebookExporter):
+        def from_filename(self, filename: str, resources: Any = None, **kw: Any) -> Any:
+            nb = read_notebook(Path(filename))  # NotANotebook: nbgrader logs it, goes on
+            resources = resources if resources is not None else {}
+            meta = resources["metadata"] = dict(resources.get("metadata") or {})
+            path, name = os.path.split(filename)
+            meta["name"], meta["path"] = os.path.splitext(name)[0], path
+            stamp = datetime.datetime.fromtimestamp(
+                os.lstat(filename).st_mtime, datetime.timezone.utc
+            )
+            meta["modified_date"] = stamp.strftime("%B %-d, %Y")
+            return self.from_notebook_node(nb, resources=resources, **kw)
+
+    return BoundedExporter
 
 
 def autograde_preprocessors() -> list[type]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from xml.etree.ElementTree import Element, tostring
 
-from course_agent.lab.rows import NO_SCORE, short_names
+from course_agent.lab.rows import NO_SCORE, short_names, spreadsheet_text
 
 # What is drawn is a report.ClassReport; it is not imported here, so that report.py can import
 # this module and no import runs in a circle.
@@ -125,11 +125,13 @@ def _checks_chart(report: ClassReport) -> Element:
 
 
 def _table(header: list[str], rows: list[list[Element | str]], numeric: set[int]) -> Element:
+    """A table; each text cell as a spreadsheet shows it (a spreadsheet opens HTML tables too)."""
     table = node("table", node("tr", *(node("th", cell) for cell in header)))
     for cells in rows:
         tr = node("tr")
         for i, cell in enumerate(cells):
-            tr.append(node("td", cell, class_="num") if i in numeric else node("td", cell))
+            text = spreadsheet_text(cell) if isinstance(cell, str) else cell
+            tr.append(node("td", text, class_="num") if i in numeric else node("td", text))
         table.append(tr)
     return table
 

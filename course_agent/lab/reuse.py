@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from course_agent.lab.output_file import write_file
 from course_agent.lab.rows import GradeRow
 
 __all__ = ["KEPT_LIMIT", "keep_rows", "kept_rows", "notebook_digest"]
@@ -26,9 +29,17 @@ KEPT_LIMIT = 20_000_000  # characters of FILE read: a row is a few KB, a class o
 
 
 def notebook_digest(path: Path) -> str:
-    """The SHA-256 of the file's bytes, read in pieces (a submission may be any size)."""
+    """The SHA-256 of the file's bytes, read in pieces (a submission may be any size); "" for a
+    link, a FIFO or anything but a regular file, which are opened without being followed or
+    waited on (the grader refuses them, so no row is kept for them)."""
     digest = hashlib.sha256()
-    with path.open("rb") as file:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return ""
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+            return ""
         for piece in iter(lambda: file.read(1 << 20), b""):
             digest.update(piece)
     return digest.hexdigest()
@@ -46,6 +57,7 @@ def _row(data: dict[str, Any]) -> GradeRow:
         note=str(data["note"]),
         checks=tuple(str(name) for name in data["checks"]),
         written=tuple((str(title), str(text)) for title, text in data["written"]),
+        student=str(data.get("student", "")),
     )
     if not all(value is None or type(value) is int for value in (row.passed, row.total)):
         raise ValueError("passed and total are whole numbers or null")
@@ -62,8 +74,11 @@ def _row(data: dict[str, Any]) -> GradeRow:
 def kept_rows(file: Path, paths: Sequence[Path], lab: str | None) -> dict[Path, GradeRow]:
     """The rows FILE keeps for these notebooks as they are now (same bytes, same `lab`); none
     when FILE is missing, too long or not what `keep_rows` writes."""
-    try:
-        with file.open(encoding="utf-8") as stream:
+    try:  # no link followed, no FIFO waited on: a planted one keeps nothing
+        fd = os.open(file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, encoding="utf-8") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return {}
             text = stream.read(KEPT_LIMIT + 1)
         entries = json.loads(text)["rows"] if len(text) <= KEPT_LIMIT else []
         by_digest = {(e["digest"], e["lab"]): _row(e["row"]) for e in entries}
@@ -71,7 +86,8 @@ def kept_rows(file: Path, paths: Sequence[Path], lab: str | None) -> dict[Path, 
         return {}
     found = {}
     for path in paths:
-        row = by_digest.get((notebook_digest(path), lab))
+        digest = notebook_digest(path)
+        row = by_digest.get((digest, lab)) if digest else None
         if row is not None and row.submission == str(path):
             found[path] = row
     return found
@@ -83,4 +99,4 @@ def keep_rows(file: Path, paths: Sequence[Path], rows: Sequence[GradeRow], lab: 
         {"digest": notebook_digest(path), "lab": lab, "row": asdict(row)}
         for path, row in zip(paths, rows, strict=True)
     ]
-    file.write_text(json.dumps({"rows": entries}) + "\n", encoding="utf-8")
+    write_file(file, json.dumps({"rows": entries}) + "\n")  # a new file: no link followed

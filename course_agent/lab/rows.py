@@ -17,9 +17,19 @@ from course_agent.lab.kernel import SHORTEST_KEY, is_key_name
 from course_agent.render.terminal import printable
 from course_agent.safety.redaction import redact
 
-__all__ = ["NO_SCORE", "GradeRow", "grader_keys", "one_line", "row_from_report", "short_names"]
+__all__ = [
+    "NO_SCORE",
+    "GradeRow",
+    "grader_keys",
+    "one_line",
+    "row_from_report",
+    "short_names",
+    "spreadsheet_text",
+]
 
 NO_SCORE = "no score"
+# What makes a spreadsheet read a cell as a formula (or a DDE call) when it starts the cell.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,7 @@ class GradeRow:
     note: str = ""  # why it has no score; "" when it has one
     checks: tuple[str, ...] = ()  # the name of every check the report had, in order
     written: tuple[tuple[str, str], ...] = ()  # (what it answers, text): a person reads, no points
+    student: str = ""  # who handed it in (students.py), from where it lies; "" when not told
 
     @property
     def score(self) -> str:
@@ -46,6 +57,13 @@ def one_line(text: str) -> str:
     a right-to-left override as `\\u202e`), newline and tab too: a file name or an error cannot
     draw a row of its own."""
     return printable(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def spreadsheet_text(text: str) -> str:
+    """`text` as a spreadsheet shows it and never runs it: one that starts like a formula (`=`,
+    `+`, `-`, `@`, their full-width forms, a tab, CR or LF, after any spaces) gets a `'` first,
+    which Excel, LibreOffice and Google Sheets read as "text"."""
+    return f"'{text}" if text.lstrip(" ").startswith(FORMULA_START) else text
 
 
 def short_names(submissions: Sequence[str]) -> dict[str, str]:
