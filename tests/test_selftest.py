@@ -81,12 +81,12 @@ MESSAGES: dict[str, list[str]] = {
     "executor unpacks the arguments with **": ["not an object", "TypeError"],
     "executor looks tools up in default_registry(), not in its tools": ["call echo", "must run"],
     "executor delegates to default_registry().execute": ["unknown tool", "echo, guard"],
-    "truncation hard-codes '12000 of 20000'": ["8001-char", "the note", "1 of 8001"],
+    "truncation hard-codes '12000 of 20000'": ["8001-char", "rule two", "how many were cut (1)"],
     "truncation flags results that fit with truncated=False": ["fits", "unchanged", "truncated"],
     "truncation cuts a result of exactly 8000 chars": ["8000-char", "fits", "unchanged"],
-    "truncation keeps only the head": ["20000-char", "tail"],
-    "truncation drops the meta already there": ["meta", "keep the meta"],
-    "truncation keeps one char too many of the head": ["20000-char", "head"],
+    "truncation keeps only the head": ["20000-char", "rule one", "never keep only the head"],
+    "truncation drops the meta already there": ["rule three", "meta", "keep the meta"],
+    "truncation keeps one char too many of the head": ["20000-char", "head runs past its 4800"],
     "truncation keeps one char too few of the tail": ["20000-char", "tail"],
     "truncation keeps 8000 chars including the note": ["20000-char", "head"],
     "truncation swaps the head and tail shares": ["20000-char", "head"],
@@ -98,7 +98,7 @@ MESSAGES: dict[str, list[str]] = {
     ],
     "truncation measures the text without its trailing newline": ["8001-char", "came back uncut"],
     "truncation leaves failed results uncut": ["char failed result", "cut like any other"],
-    "truncation rounds the number of chars cut": ["the note", "of 8001"],
+    "truncation rounds the number of chars cut": ["the note", "how many were cut (1)"],
 }
 
 
@@ -154,7 +154,7 @@ CHEAT_MESSAGES: dict[str, list[str]] = {
     "accumulator yields the package's calls from a generator": ["drain returned a generator"],
     "executor runs a copy of the package's module": [GONE],
     "executor answers with a str that contains every word": ["'Operation failed' does not say"],
-    "truncation answers with a result equal to anything": ["meta {} should be", "keep the meta"],
+    "truncation answers with a result equal to anything": ["meta {} should be", "rule three"],
     "accumulator drains ids equal to anything": ["repeated id", "don't append it"],
 }
 
@@ -239,6 +239,56 @@ def test_the_package_passes_all_seven_with_the_course_figures() -> None:
     assert "a 20000-char result truncates to 8054 chars, stating 12000 were cut" in text
     assert "reading the generated 39036-char data/rates.csv feeds back 8054 chars" in text
     assert "glob -> grep -> read_file (50, 361, 386 chars)" in text
+
+
+COURSE_TRUNCATE = Path(__file__).resolve().parent / "data" / "course_truncate_result.txt"
+
+
+def course_truncate_result() -> Any:
+    """The course's printed truncate_result (tests/data, verbatim), with what it assumes."""
+    namespace: dict[str, Any] = {"replace": replace, "ToolResult": ToolResult}
+    exec(compile(COURSE_TRUNCATE.read_text(), str(COURSE_TRUNCATE), "exec"), namespace)
+    return namespace["truncate_result"]
+
+
+def test_the_course_s_printed_truncation_scores_seven_of_seven() -> None:
+    # Its note is 110 characters for 20000 (8110 out, not the package's 8054): the lab judges
+    # the course's rules (the cut, the total, the way to the middle), not our sentence.
+    report = run_selftest(truncate=course_truncate_result())
+    assert report.summary() == "7/7 passed", str(report)
+    assert "a 20000-char result truncates to 8110 chars, stating 12000 were cut" in str(report)
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        "\n[{removed:,} of {total:,} characters cut: call read_file with offset for the middle]\n",
+        " <cut {removed} chars of {total}; use OFFSET to read the middle> ",
+    ],
+)
+def test_any_note_that_says_the_course_s_three_things_passes(note: str) -> None:
+    source = RIGHT[3].replace(
+        '"\\n[...{removed} of {total} chars cut; use offset for middle]\\n"', repr(note)
+    )
+    assert source != RIGHT[3]
+    assert grade(lab_namespace(exercise_3=source)).summary() == "7/7 passed"
+
+
+@pytest.mark.parametrize(
+    ("note", "words"),
+    [
+        ("\n[...{removed} chars cut; use offset for middle]\n", "does not give the total"),
+        ("\n[...{total} chars in all; use offset for middle]\n", "how many were cut"),
+        ("\n[...{removed} of {total} chars cut]\n", "how to read the middle"),
+        ("\n" + "." * 400 + "{removed} of {total}, offset\n", "at most 300"),
+    ],
+)
+def test_a_note_missing_one_of_the_three_names_rule_two(note: str, words: str) -> None:
+    source = RIGHT[3].replace(
+        '"\\n[...{removed} of {total} chars cut; use offset for middle]\\n"', repr(note)
+    )
+    check = grade(lab_namespace(exercise_3=source)).checks[4]
+    assert not check.ok and "rule two: state how much was cut" in check.line and words in check.line
 
 
 def test_the_lab_solution_passes_all_seven() -> None:

@@ -44,9 +44,10 @@ from course_agent.selftest.judge import (
     shown,
 )
 from course_agent.selftest.merging import MERGING
-from course_agent.selftest.truncation import TRUNCATION
+from course_agent.selftest.truncation import TRUNCATION, meta_problem
+from course_agent.selftest.truncation_rules import cut_problem
 from course_agent.tools import READ_FILE_TOOL
-from course_agent.truncate import truncate_result
+from course_agent.truncate import MAX_RESULT_CHARS, truncate_result
 
 __all__ = ["PARTS", "Check", "SelftestReport", "judge_part", "run_parts", "run_selftest"]
 
@@ -193,10 +194,11 @@ def _repository_seed(rng: random.Random) -> int:
 
 
 def _big_file_cases(rng: random.Random) -> list[dict[str, Any]]:
-    """One read of the seeded big file, and what the package's own parts feed back."""
+    """One read of the seeded big file, and what the package's read_file says before any cut."""
     ask = {"path": BIG_FILE, "seed": _repository_seed(rng)}
     size = len(sandbox_files(ask["seed"])[BIG_FILE])
-    return [{"ask": ask, "size": size, "want": _big_file_answer([ask], PACKAGE)[0]["result"]}]
+    uncut = {**PACKAGE, "truncate": lambda result: result}
+    return [{"ask": ask, "size": size, "read": _big_file_answer([ask], uncut)[0]["result"]}]
 
 
 def _big_file_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
@@ -207,18 +209,20 @@ def _big_file_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]
 
 
 def _big_file_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
+    """The read as the course's rules cut it: applied once, at the entry point, to a real file."""
     case, got = cases[0], answers[0]
     if "bad" in got:
         raise CheckFailed(got["bad"])
-    result, want = result_of(got["result"]), result_of(case["want"])
+    result, read = result_of(got["result"]), result_of(case["read"])
     size = len(result.content)
     expect(result.ok, f"read_file on {BIG_FILE} came back failed: {result.content[:400]}")
-    expect(size == len(want.content), f"read_file fed back {size} chars, not {len(want.content)}")
     expect(
-        result.content == want.content,
-        f"read_file fed back {size} chars, but not the file's head, the note and its tail: "
-        + difference(result.content, want.content),
+        result.content != read.content,
+        f"read_file fed back all {size} chars: the entry point (registry.execute) cuts every "
+        f"result over {MAX_RESULT_CHARS}",
     )
+    problem = cut_problem(read.content, result.content) or meta_problem(read, result)
+    expect(not problem, f"read_file fed back {size} chars: {problem}")
     return f"reading the generated {case['size']}-char {BIG_FILE} feeds back {size} chars"
 
 

@@ -1,7 +1,8 @@
-"""Check 5: a student's truncation cuts results of several sizes exactly as the course says.
+"""Check 5: a student's truncation cuts results of several sizes by the course's three rules.
 
-The course's 20000 chars (8054 out, 12000 cut), results that fit (back untouched), 8001 chars,
-larger ones, a failed one. Deliberately not handled: results that are not text.
+The course's 20000 chars (12000 cut: 8054 out with the package's note), results that fit (back
+untouched), 8001 chars, larger ones, a failed one; any note that says what the course asks passes
+(truncation_rules.py). Deliberately not handled: results that are not text.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from course_agent.protocol import ToolResult
 from course_agent.selftest.judge import (
     Part,
     caught,
-    difference,
     first_of,
     plain,
     plain_result,
@@ -22,12 +22,18 @@ from course_agent.selftest.judge import (
     said,
     shown,
 )
-from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
+from course_agent.selftest.truncation_rules import (
+    EDGE,
+    HEAD,
+    RULE_CEILING,
+    RULE_FITS,
+    RULE_META,
+    TAIL,
+    cut_problem,
+)
+from course_agent.truncate import MAX_RESULT_CHARS
 
-__all__ = ["TRUNCATION", "results_to_truncate"]
-
-HEAD = int(MAX_RESULT_CHARS * HEAD_RATIO)
-TAIL = MAX_RESULT_CHARS - HEAD
+__all__ = ["TRUNCATION", "meta_problem", "results_to_truncate"]
 
 
 WORDS = ["rate", "total", "café", "naïve", "Σ", "→", "ok"]
@@ -54,27 +60,37 @@ def _a(size: int) -> str:
     return f"{'an' if spoken_with_vowel else 'a'} {digits}-char result"
 
 
+def _edged(text: str) -> str:
+    """`text` with EDGE on each side of where a cut falls, when it is cut: a head or a tail one
+    character too long then shows (truncation_rules.py)."""
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    cut = (HEAD, len(text) - TAIL - 1)
+    return "".join(EDGE if n in cut else char for n, char in enumerate(text))
+
+
 def results_to_truncate(rng: random.Random) -> list[tuple[str, ToolResult]]:
     """(label, result): the course's 20000 chars first, then ones that fit, then other sizes."""
     course = "".join(f"line {n:05d}\n" for n in range(1819))[: 20000 - 13] + "END OF RESULT"
+    course = _edged(course)
     sizes = [8000, 11, 0, 8001, rng.randint(8002, 12000), rng.randint(30000, 90000)]
     cases = [(_a(len(course)), ToolResult(course, meta={"tool": "selftest"}))]
     for n, size in enumerate(sizes, 1):
         meta = {"tool": rng.choice(["grep", "glob", "read_file"]), "case": n}
-        cases.append((_a(size), ToolResult(_text(rng, size), meta=meta)))
-    failed = ToolResult(_text(rng, rng.randint(9000, 20000)), ok=False, meta={"tool": "grep"})
+        cases.append((_a(size), ToolResult(_edged(_text(rng, size)), meta=meta)))
+    failed = ToolResult(
+        _edged(_text(rng, rng.randint(9000, 20000))), ok=False, meta={"tool": "grep"}
+    )
     cases.append((_a(len(failed.content)).replace("char", "char failed", 1), failed))
     return cases
 
 
 def cases_truncation(rng: random.Random) -> list[dict[str, Any]]:
-    """Each result as data, and what the package's truncate_result makes of it."""
-    cases = []
-    for label, result in results_to_truncate(rng):
-        given = {"content": result.content, "ok": result.ok, "meta": dict(result.meta)}
-        want = plain_result(truncate_result(result), "truncate_result")["result"]
-        cases.append({"ask": given, "label": label, "want": want})
-    return cases
+    """Each result as data: the judge needs no answer of the package's, only the rules."""
+    return [
+        {"ask": {"content": r.content, "ok": r.ok, "meta": dict(r.meta)}, "label": label}
+        for label, r in results_to_truncate(rng)
+    ]
 
 
 def answer_truncation(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
@@ -91,8 +107,37 @@ def answer_truncation(asks: list[Any], functions: Mapping[str, Any]) -> list[Any
     return answers
 
 
+def _fits_problem(result: ToolResult, out: ToolResult) -> str:
+    changed = [
+        f"{what} became {shown(after)}"
+        for what, before, after in [
+            ("its content", result.content, out.content),
+            ("ok", result.ok, out.ok),
+            ("meta", dict(result.meta), dict(out.meta)),
+        ]
+        if before != after
+    ]
+    return f"{RULE_FITS}, yet {'; '.join(changed)}"
+
+
+def meta_problem(result: ToolResult, out: ToolResult) -> str:
+    """Rule three, and the rest of the result kept: ok as it was, the meta already there."""
+    if out.ok != result.ok:
+        return (
+            f"ok={out.ok}: truncation changes the content and the meta only, so a failed result "
+            "(ok=False) stays failed; build it with replace()"
+        )
+    want = {**result.meta, "truncated": True, "originalChars": len(result.content)}
+    if dict(out.meta) != want:
+        return (
+            f"{RULE_META}: meta {shown(dict(out.meta), 60)} should be {shown(want, 60)}; keep the "
+            "meta already there and add truncated and originalChars"
+        )
+    return ""
+
+
 def _truncation_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
-    result, want = result_of(case["ask"]), result_of(case["want"])
+    result = result_of(case["ask"])
     if "raised" in got:
         return said(got, "truncate_result")
     if got["changed_meta"] is not None:
@@ -104,59 +149,24 @@ def _truncation_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
     if "bad" in got:
         return str(got["bad"])
     out = result_of(got["result"])
-    if out == want:
-        return ""
-    if len(result.content) <= MAX_RESULT_CHARS:  # it fits
-        changed = [
-            f"{what} became {shown(after)}"
-            for what, before, after in [
-                ("its content", result.content, out.content),
-                ("ok", result.ok, out.ok),
-                ("meta", dict(result.meta), dict(out.meta)),
-            ]
-            if before != after
-        ]
-        return (
-            f"it fits in {MAX_RESULT_CHARS}, so it must come back unchanged: {'; '.join(changed)}"
-        )
-    text, got_text = result.content, out.content
-    if got_text == text:
+    if len(result.content) <= MAX_RESULT_CHARS:
+        return "" if out == result else _fits_problem(result, out)
+    text = result.content
+    if out.content == text:
         advice = (
             "a failed result is cut like any other"
             if not result.ok
             else ("compare len(result.content) itself with MAX_RESULT_CHARS")
         )
-        return f"it is {len(text)} chars, over {MAX_RESULT_CHARS}, yet came back uncut: {advice}"
-    note = want.content[HEAD:-TAIL]
-    at, at_diff = got_text.find(note), difference(got_text[:HEAD], text[:HEAD])
-    if at == -1:
-        if got_text[:HEAD] != text[:HEAD]:
-            return f"the head must be its first {HEAD} chars as they are; yours differ {at_diff}"
         return (
-            f"after the {HEAD}-char head comes {shown(got_text[HEAD:])}, expected the note {note!r}"
+            f"{RULE_CEILING}; it is {len(text)} chars, over {MAX_RESULT_CHARS}, yet came back "
+            f"uncut: {advice}"
         )
-    if at + len(note) == len(got_text):
-        return f"nothing follows the note: the last {TAIL} chars (the tail) must come after it"
-    if at != HEAD:
-        return f"the note starts at char {at}: the head before it must be exactly {HEAD} chars"
-    if got_text[:HEAD] != text[:HEAD]:
-        return f"the head must be its first {HEAD} chars as they are; yours differ {at_diff}"
-    if got_text[HEAD + len(note) :] != text[-TAIL:]:
-        tail = got_text[HEAD + len(note) :]
-        return (
-            f"after the note come {len(tail)} chars: the tail is the last {TAIL} as they are; "
-            f"yours differ {difference(tail, text[-TAIL:])}"
-        )
-    if out.ok != result.ok:
-        return f"ok={out.ok}: a failed result (ok=False) stays failed; build it with replace()"
-    return (
-        f"meta {shown(dict(out.meta), 70)} should be {shown(dict(want.meta), 70)}: keep the meta "
-        "already there and add truncated and originalChars"
-    )
+    return cut_problem(text, out.content) or meta_problem(result, out)
 
 
 def judge_truncation(cases: list[dict[str, Any]], answers: list[Any]) -> str:
-    """In the grader: each cut result against the package's, the first difference named."""
+    """In the grader: each result against the course's rules, the first broken one named."""
     failures = []
     for case, got in zip(cases, answers, strict=True):
         if problem := _truncation_problem(case, got):
