@@ -93,6 +93,26 @@ def test_walk_never_enters_symlinked_directories(tmp_path: Path) -> None:
     assert sorted(walk_files(root.resolve())) == ["a.js", "sub/b.js"]
 
 
+@pytest.mark.parametrize(
+    "pattern", ["pkg/*.js", "pkg/**", "pkg/", "./pkg/*.js", "a/../pkg/*.js", "deep/link/*.js"]
+)
+def test_a_symlinked_folder_named_in_the_prefix_is_not_entered(
+    tmp_path: Path, pattern: str
+) -> None:
+    # With pkg -> lib, `glob pkg/*.js` listed lib/c.js (and pkg/** too), while `**` through the
+    # same link finds nothing and grep with that glob finds nothing: symlinks are not entered.
+    root = make_tree(tmp_path, ["lib/c.js", "a/x.txt", "deep/real/d.js"])
+    (root / "pkg").symlink_to("lib")
+    (root / "deep" / "link").symlink_to("real")
+    result = run_glob(GlobArgs(pattern=pattern), ToolContext(root))
+    link = "deep/link" if pattern.startswith("deep") else "pkg"
+    assert result.content == (
+        f"no files match {pattern} ({link} is a symlink: glob neither enters nor lists "
+        "symlinks; name the folder it points to)"
+    )
+    assert glob(root, "lib/*.js") == "lib/c.js" and glob(root, "**/c.js") == "lib/c.js"
+
+
 def test_a_symlink_to_an_ignored_file_is_not_listed(tmp_path: Path) -> None:
     # config.js -> build/config.js: listed, glob would name a file whose content grep never
     # searches (build/ is ignored, and rg does not follow symlinks).

@@ -16,7 +16,7 @@ from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
 from course_agent.tools.guards.keyfiles import is_key_name
 from course_agent.tools.guards.shown import name_test, shown_name
-from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk
+from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk, linked_prefix
 from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS, Wildcard
 
 __all__ = ["GLOB_TOOL", "TIME_BUDGET_S", "WALK_BUDGET", "GlobArgs", "run_glob"]
@@ -89,6 +89,9 @@ def run_glob(
     out of its `seconds`, which the result then says."""
     root = ctx.root.resolve()
     top, matcher, max_depth = _plan(args.pattern, root)
+    if link := linked_prefix(root, _split_prefix(args.pattern)[0]):  # the walk's symlink rule
+        meta = {"matches": 0, "shown": 0, "exact": True, "stopped": False}
+        return ToolResult(_through_link(args.pattern, link), meta=meta)
     walk = Walk(root, top, max_depth, time.monotonic() + seconds, names=name_test(matcher.names_in))
     shown: list[str] = []
     matched = 0
@@ -113,6 +116,14 @@ def run_glob(
     notes += [walk.hidden_note()] if walk.hidden else []
     notes += [RULES_CUT] if walk.rules_cut else []
     return ToolResult("\n".join(lines + [f"({note})" for note in notes if note]), meta=meta)
+
+
+def _through_link(pattern: str, link: str) -> str:
+    """No walk through a symlink, even one the pattern names: as `**` and grep never do."""
+    return (
+        f"no files match {pattern} ({shown_name(link)} is a symlink: glob neither enters nor "
+        "lists symlinks; name the folder it points to)"
+    )
 
 
 def _withheld(walk: Walk, withheld: int, page_full: bool, seconds: float) -> str:

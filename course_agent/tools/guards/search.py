@@ -33,7 +33,7 @@ from course_agent.tools.guards.ripgrep import (
 )
 from course_agent.tools.guards.walk import Visibility
 
-__all__ = ["MAX_REDACTED_BYTES", "PAGE_RESERVE_S", "Found", "Record", "search"]
+__all__ = ["MAX_BINARY_NAMED", "MAX_REDACTED_BYTES", "PAGE_RESERVE_S", "Found", "Record", "search"]
 
 MAX_REDACTED_BYTES = 8 << 20  # a file holding a known key is read whole to redact it, up to this
 PAGE_RESERVE_S = 1.0  # of the call's time, kept for the page pass after counting
@@ -42,6 +42,9 @@ PAGE_RESERVE_S = 1.0  # of the call's time, kept for the page pass after countin
 _BY_DESCRIPTOR = os.name == "posix" and os.path.isdir("/dev/fd")
 # Names rg's ASCII-only --iglob may have let through: not ASCII, or spelt as Windows opens them.
 _ODD_NAME = (b":", b"./", b" /")
+
+_EARLY = 8192  # bytes in which a NUL makes a file binary at a glance (git's and grep's rule)
+MAX_BINARY_NAMED = 1000  # files checked for a late NUL, when the page has room
 
 Record = tuple[bytes, int, bytes]  # (path relative to the root, line number, content)
 
@@ -59,6 +62,7 @@ class Found:
     out_of_memory: bool = False
     code: int = 0  # rg's exit code, counting
     error: str = ""  # and its complaint
+    binary: int = 0  # files not searched for a NUL byte in them that hold matches as bytes
 
 
 def _maybe_key(relative: bytes) -> bool:
@@ -223,6 +227,55 @@ def _search_redacted(
     return found
 
 
+def _binary(
+    rg: str,
+    root: Path,
+    pattern: str,
+    glob: str | None,
+    counting: _Counting,
+    holders: set[bytes],
+    deadline: float,
+) -> int:
+    """How many files that look like text (no NUL in their first 8 KB) rg passed over as
+    binary for a NUL further on, though they would match as text. Two more rg passes, run only
+    when the page has room: so a log with one late NUL does not give a silent "no matches"."""
+    found: list[bytes] = []
+
+    def read(run: Ripgrep) -> None:
+        found[:] = _paths(run)
+
+    def command(rung: Rung) -> list[str]:
+        return ripgrep_command(rg, pattern, glob, mode="binary", rung=rung)
+
+    climb_down(command, root, deadline, read)
+    counted = set(counting.files)
+    candidates = []
+    for relative in found[:MAX_BINARY_NAMED]:
+        name = os.fsdecode(relative)
+        if relative in counted or relative in holders or is_key_file(name):
+            continue
+        with contextlib.suppress(TimeoutError):
+            if counting.visible(name) and not _nul_early(root, name):
+                candidates.append(name)
+    if not candidates:  # a NUL early on: binary at a glance, as the tool's description says
+        return 0
+
+    def nul(rung: Rung) -> list[str]:  # which of them do hold a NUL (not some other reason)
+        return ripgrep_command(rg, r"\x00", mode="text", rung=rung, paths=candidates)
+
+    climb_down(nul, root, deadline, read)
+    return len(found)
+
+
+def _nul_early(root: Path, name: str) -> bool:
+    try:
+        fd = open_inside(root, root / name, name)
+    except (OSError, ToolError):
+        return True  # not to be read: not counted
+    with open(fd, "rb") as file:
+        return b"\0" in file.read(_EARLY)
+
+
 def search(
     rg: str, root: Path, pattern: str, glob: str | None, limit: int, deadline: float
 ) -> Found:
@@ -243,6 +296,9 @@ def search(
         more, counted = _redacted(rg, root, pattern, holders, counting.visible, deadline)
         lines, total = lines + more, total + counted
     lines = heapq.nsmallest(limit, lines, key=lambda record: record[:2])
+    binary = 0
+    if total < limit and not run.stopped:  # the page has room: say what binary files hide
+        binary = _binary(rg, root, pattern, glob, counting, holders, deadline)
     bound = f"counting stopped past {COUNT_BUDGET} matches in one file" if counting.capped else ""
     return Found(
         lines=lines,
@@ -254,4 +310,5 @@ def search(
         out_of_memory=run.out_of_memory and not run.stopped,
         code=run.code,
         error=run.error(),
+        binary=binary,
     )

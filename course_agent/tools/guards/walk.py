@@ -6,6 +6,7 @@ looked at and what ignore rules hid. Deliberately not handled: matching (glob do
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections import Counter
@@ -23,6 +24,7 @@ __all__ = [
     "Visibility",
     "Walk",
     "is_skipped",
+    "linked_prefix",
     "show_path",
     "walk_files",
 ]
@@ -87,6 +89,25 @@ def is_skipped(name: str) -> bool:
     """A folder no walk enters: SKIP_DIRS, and a name of a key file (ripgrep's exclusion of
     `.env` skips a folder `.env/` too, often a virtualenv)."""
     return name in SKIP_DIRS or is_key_name(name)
+
+
+def linked_prefix(root: Path, prefix: str) -> str | None:
+    """The first folder of `prefix` (a path relative to `root`, as the model wrote it) that is a
+    symlink, or None: the walk neither enters nor lists symlinks, so a pattern that names one
+    (`pkg/*.js` with `pkg -> lib`) must not list the target's files either."""
+    parts: list[str] = []
+    for part in prefix.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if parts:
+                parts.pop()
+            continue
+        parts.append(part)
+        with contextlib.suppress(OSError, ValueError):
+            if os.path.islink(os.path.join(root, *parts)):
+                return "/".join(parts)
+    return None
 
 
 def _open_folder(root: Path, path: str, name: str, parent: int | None) -> int | None:
