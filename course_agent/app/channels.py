@@ -78,6 +78,8 @@ class RedactingModel:
     def stream(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
     ) -> Iterator[ModelEvent]:
+        if getattr(self.inner, "events_cut", False):  # HttpModel cuts its own (for --record)
+            return self.inner.stream(messages, tools)
         return redacted_events(self.inner.stream(messages, tools))
 
     def __getattr__(self, name: str) -> Any:  # ends_at, played, wire: the inner model's

@@ -66,6 +66,10 @@ class HttpModel:
     `record` (a path or an open text file) receives one JSON line per call (see replay.py).
     """
 
+    # Its events leave with keys cut (safety/events.py), as --record keeps them: a face need not
+    # cut them again (app/channels.py's RedactingModel passes them through).
+    events_cut = True
+
     def __init__(
         self,
         wire: WireFormat,
@@ -218,11 +222,12 @@ class HttpModel:
         clock.data()  # the answer began: silence counts from here
         kind = response.headers.get("content-type", "")
         if code >= 400 or "json" in kind:
-            body = self._body(response, clock)
+            body, cut = self._body(response, clock)
+            note += errors.body_cut(MAX_ERROR_BODY) if cut else ""
             if code >= 400:
                 model, wire, secrets = self.model, self.wire, self._secrets
                 raise GatewayError(errors.status(gateway, code, body, model, wire, secrets) + note)
-            raise GatewayError(errors.json_not_stream(gateway, body, self._secrets))
+            raise GatewayError(errors.json_not_stream(gateway, body, self._secrets) + note)
         if "html" in kind:
             raise GatewayError(errors.html_page(gateway, self.wire))
         lines = self._watched(self._lines(response, clock), clock)
@@ -234,15 +239,18 @@ class HttpModel:
         request = {"gateway": self.base_url, "model": self.model, "n_messages": n_messages}
         return RecordedResponse(self.record, request)
 
-    def _body(self, response: httpx.Response, clock: Clock) -> str:
+    def _body(self, response: httpx.Response, clock: Clock) -> tuple[str, bool]:
         """A body read for its message only (an error, a JSON answer): at most MAX_ERROR_BODY,
-        counted before it is held. Its words are redacted where they are quoted (errors.py)."""
+        counted before it is held; and whether it was cut there. Its words are redacted where
+        they are quoted (errors.py)."""
         raw = _timed(response.iter_raw(), clock)
         encoding = response.headers.get("content-encoding", "")
         data = b"".join(unpacked(raw, encoding, self.base_url, MAX_ERROR_BODY))
         text = data.decode("utf-8", "replace")
         # Cut at the cap, the body may end in the first half of a key.
-        return without_partial_secret(text, self._secrets) if len(data) == MAX_ERROR_BODY else text
+        if len(data) < MAX_ERROR_BODY:
+            return text, False
+        return without_partial_secret(text, self._secrets), True
 
     def _lines(self, response: httpx.Response, clock: Clock) -> Iterator[str]:
         """The body's lines as they arrive: unpacked step by step, decoded, cut at line ends,

@@ -91,6 +91,7 @@ class _Cutter:
                     self.starts.setdefault(ch, []).append((spelt, form in loose))
         key_starts = {s[0] for key in self.keys for s in char_spellings(key[0])}
         key_starts |= {ch.upper() for ch in key_starts}
+        self.key_starts = frozenset(key_starts)
         self.longest = max(
             [len(form) for form in self.forms] + [LONGEST_SPELLING * len(k) for k in self.keys],
             default=0,
@@ -136,6 +137,8 @@ class _Cutter:
                 seen = tail.lower() if loose else tail
                 if len(seen) < len(form) and form.startswith(seen):
                     return len(text) - start  # the earliest start: the longest tail
+            if text[start] not in self.key_starts:
+                continue
             for key in self.keys:
                 done, stop, ran_out = spelled(text, start, key)
                 if done < len(key) and (ran_out or stop == len(text)) and (done or ran_out):

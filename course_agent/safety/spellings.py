@@ -54,7 +54,14 @@ def spelled(text: str, at: int, key: str) -> tuple[int, int, bool]:
     A character is taken by its first spelling that fits (a key holding \\, % or & greedily)."""
     done, pos = 0, at
     for ch in key:
-        for spelling in char_spellings(ch):
+        here = text[pos : pos + 1]
+        if here.lower() == ch.lower():  # the common case first: the character as itself
+            pos += 1
+            done += 1
+            continue
+        if here and here not in _ESCAPES:
+            return done, pos, False
+        for spelling in char_spellings(ch)[1:]:
             if text[pos : pos + len(spelling)].lower() == spelling:
                 pos += len(spelling)
                 done += 1
@@ -64,6 +71,9 @@ def spelled(text: str, at: int, key: str) -> tuple[int, int, bool]:
             ran_out = len(rest) < 7 and any(s.startswith(rest) for s in char_spellings(ch))
             return done, pos, ran_out
     return done, pos, False
+
+
+_ESCAPES = frozenset("\\%&")  # what an escaped spelling of a character starts with
 
 
 def _base64_cores(data: bytes) -> set[str]:

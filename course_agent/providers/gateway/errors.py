@@ -20,6 +20,7 @@ __all__ = [
     "BrokenStream",
     "bad_key",
     "bad_url",
+    "body_cut",
     "body_summary",
     "broken",
     "broken_chunk",
@@ -221,6 +222,11 @@ def incomplete(gateway: str, missing: str) -> str:
 
 
 # -- caps on memory: each names its figure -------------------------------------------------------
+
+
+def body_cut(limit: int) -> str:
+    """Added to a status line when the body went on past the cap on an error body."""
+    return f"; its body ran past {size(limit)}, the cap on an error body, and was read no further"
 
 
 def too_long_line(gateway: str, limit: int) -> str:
