@@ -31,6 +31,7 @@ from course_agent.lab.grade import run_judged
 from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.labs import LABS
 from course_agent.lab.nbval_kernels import start_kernel
+from course_agent.lab.notebook_file import read_notebook
 from course_agent.lab.restore import released_path, restore
 from course_agent.selftest.lab import Check, SelftestReport
 
@@ -104,7 +105,7 @@ class ReleasedLab(JailedNotebook):
     report: SelftestReport | None = None
 
     def collect(self) -> Iterator[pytest.Item]:
-        student = nbformat.read(self.path, as_version=4)
+        student = read_notebook(self.path)  # the grader's bounds: size, depth, values, no link
         reference = nbformat.read(released_path(self.path.name), as_version=4)
         self.nb = restore(student, reference)
         # nbval's own collection, on the restored cells: one item per code cell, options from
