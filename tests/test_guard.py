@@ -137,6 +137,20 @@ def test_an_accumulator_that_raises_ends_the_turn_in_one_line(ctx):
     assert check_transcript(messages) is None
 
 
+class UnwrittenAccumulator:
+    def __init__(self):
+        raise NotImplementedError("write this part")
+
+
+def test_an_accumulator_that_cannot_be_made_ends_the_turn_in_one_line(ctx):
+    model = ListModel([ToolCallDelta(0, "a", "glob", "{}"), Finish("tool_calls")])
+    run = run_guarded("q", model, default_registry(), ctx, accumulator=UnwrittenAccumulator)
+    events = list(run)
+    assert events[-1] == AgentStopped(
+        "error", "merging the stream failed: NotImplementedError: write this part"
+    )
+
+
 def test_a_model_that_raises_ends_the_run_in_one_line(ctx):
     class Broken:
         label = "broken"

@@ -127,8 +127,8 @@ class GuardedRegistry:
 class _GuardedAccumulator:
     """A plugged-in accumulator that raises ends the turn as a one-line error, not the kernel."""
 
-    def __init__(self, inner: Accumulator) -> None:
-        self.inner = inner
+    def __init__(self, make: Callable[[], Accumulator]) -> None:
+        self.inner: Accumulator = self._guarded(make)  # a lab's stub raises in __init__
 
     def push(self, delta: ToolCallDelta) -> None:
         self._guarded(self.inner.push, delta)
@@ -189,5 +189,5 @@ def run_guarded(
         max_turns=max_turns,
         max_calls=max_calls,
         deadline=deadline or RunDeadline(),
-        accumulator=lambda: _GuardedAccumulator(accumulator()),
+        accumulator=lambda: _GuardedAccumulator(accumulator),
     )
