@@ -10,7 +10,7 @@ import json
 import random
 import string
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +32,6 @@ from course_agent.selftest.judge import (
 from course_agent.tools import READ_FILE_TOOL
 
 __all__ = ["FEEDBACK", "BadCall", "Probes", "bad_calls"]
-
-RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
 
 
 class EchoArgs(BaseModel):

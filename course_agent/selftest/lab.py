@@ -23,12 +23,11 @@ from course_agent.protocol import (
     AgentStopped,
     ToolCall,
     ToolContext,
-    ToolDef,
     ToolError,
     ToolFinished,
     ToolResult,
 )
-from course_agent.registry import ToolRegistry, default_registry, execute_call
+from course_agent.registry import RunCall, ToolRegistry, default_registry, execute_call
 from course_agent.selftest.feedback import FEEDBACK
 from course_agent.selftest.judge import (
     CheckFailed,
@@ -51,7 +50,6 @@ from course_agent.truncate import MAX_RESULT_CHARS, truncate_result
 
 __all__ = ["PARTS", "Check", "SelftestReport", "judge_part", "run_parts", "run_selftest"]
 
-RunCall = Callable[[Mapping[str, ToolDef], ToolCall, ToolContext], ToolResult]
 # The package's own parts: what the grader runs to know the answer a check wants.
 PACKAGE = {
     "accumulator": ToolCallAccumulator,

@@ -20,7 +20,6 @@ from course_agent.tools.guards.opened import open_directory_inside
 __all__ = [
     "COURSE_SKIPS",
     "SKIP_DIRS",
-    "WALK_BUDGET",
     "Visibility",
     "Walk",
     "is_skipped",
@@ -28,10 +27,6 @@ __all__ = [
     "show_path",
     "walk_files",
 ]
-
-# Entries a walk may look at for a count once its first page is full: past it, a count that
-# would need the whole tree ("the working directory holds N files") is given as a lower bound.
-WALK_BUDGET = 20_000
 
 # Skipped at any depth, by every tool, even where no ignore file names them: one call would
 # otherwise return ten thousand noise files. The course names the first three.
