@@ -110,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--csv",
         type=Path,
         metavar="FILE",
-        help="also write the table to FILE, a student column first (the folder below the one "
-        "given, or nbgrader's submitted/STUDENT/)",
+        help="also write the table to FILE, a student column first (the first folder below the "
+        "one given: give nbgrader's submitted/ for its student ids)",
     )
     parser.add_argument(
         "--lms",

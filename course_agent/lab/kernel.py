@@ -172,12 +172,22 @@ def run_notebook(
         except DeadKernelError:
             stopped = _limit_hit(km)
             return f"stopped: {stopped}, in {where()}" if stopped else f"kernel died in {where()}"
+        except Exception as exc:  # a signed message of a shape no kernel sends (a KeyError)
+            if not started:
+                raise  # no cell ran: the kernel did not start, which is the grader's side
+            said = _one_line_error(exc)
+            return f"stopped: the kernel sent a message no kernel sends ({said}), in {where()}"
         finally:
             if deadline is not None:
                 deadline.cancel()
             if hasattr(km, "release"):
                 km.release()
     return ""
+
+
+def _one_line_error(exc: BaseException) -> str:
+    """`exc` as `KeyError: 'name'`, its first line, at most 100 characters."""
+    return f"{type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}"[:100]
 
 
 def stop_kernel(km: Any, why: str) -> None:
