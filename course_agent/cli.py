@@ -147,6 +147,7 @@ def _ask(question: str, setup: Setup, max_turns: int, seconds: float) -> int:
         shown_events,
     )
     from course_agent.app.guard import RunDeadline, run_guarded
+    from course_agent.app.notes import NotedRegistry
     from course_agent.registry import default_registry
     from course_agent.render.terminal import print_events
 
@@ -156,7 +157,7 @@ def _ask(question: str, setup: Setup, max_turns: int, seconds: float) -> int:
     events = run_guarded(
         question,
         RedactingModel(setup.model),
-        RedactingRegistry(default_registry()),
+        RedactingRegistry(NotedRegistry(default_registry())),
         setup.tool_context(),
         max_turns=max_turns,
         accumulator=redacting(ToolCallAccumulator),

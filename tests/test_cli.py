@@ -357,3 +357,30 @@ def test_grade_starts_without_building_jsonschemas_iri_grammar(tmp_path: Path) -
     imported = {name.strip(): int(total) for _, total, name in lines if total.strip().isdigit()}
     assert "nbformat" in imported and "jsonschema" in imported
     assert "lark" not in imported and imported.get("rfc3987_syntax", 0) < 1000
+
+
+def test_a_symlink_loop_as_root_is_one_line(cli, tmp_path):
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    for args in (["--mock"], ["--base-url", "http://127.0.0.1:9/v1"]):
+        done = cli(*args, "--root", str(tmp_path / "a"), "q", env={"OPENAI_API_KEY": KEY})
+        assert done.returncode == 2 and done.stdout == ""
+        assert (
+            done.stderr
+            == f"course-agent: --root {tmp_path / 'a'} is a symlink loop; name a directory\n"
+        )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://me:s3cret-PASSWORD@[::1",  # httpx: Invalid port
+        "http://me:s3cret-PASSWORD@host:port/v1",
+        "https://s3cret-PASSWORD@exa mple.com/v1",
+    ],
+)
+def test_a_base_url_httpx_cannot_parse_is_one_line_without_its_password(cli, url):
+    done = cli("--base-url", url, "q", env={"OPENAI_API_KEY": KEY})
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("course-agent: OPENAI_BASE_URL")
+    assert "s3cret" not in done.stderr and "PASSWORD" not in done.stderr

@@ -120,6 +120,16 @@ def _timeout(
     return seconds_from(env, variable, default)
 
 
+def _resolved_root(root: str | Path) -> Path:
+    """`--root` as an absolute path, or ValueError in one line: a link that leads back to itself
+    is no directory (Path.resolve raises RuntimeError for it, OSError on Python 3.13)."""
+    try:
+        return Path(root).expanduser().resolve()
+    except (RuntimeError, OSError) as error:
+        why = "is a symlink loop" if "loop" in str(error).lower() else f"cannot be read ({error})"
+        raise ValueError(f"--root {root} {why}; name a directory") from None
+
+
 def choose(
     *,
     mock: bool = False,
@@ -145,7 +155,7 @@ def choose(
     env = read_environment() if env is None else env
     env = env if isinstance(env, Environment) else Environment(env)
     inject = inject or env.get("INJECT") or None
-    working_root = Path(root).expanduser().resolve() if root is not None else None
+    working_root = _resolved_root(root) if root is not None else None
     # Every configured key, even offline: every edge (the gateway's bytes, the tools' readers)
     # cuts them out of what comes in.
     keys = (_key(env, variable) for variable in KEY_VARIABLES.values())

@@ -25,6 +25,7 @@ from IPython.display import display
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.app.channels import RedactingModel, RedactingRegistry, redacting, shown_events
 from course_agent.app.guard import RunDeadline, run_guarded
+from course_agent.app.notes import NotedRegistry
 from course_agent.app.options import DEFAULT_RUN_SECONDS, RUN_DEADLINE_VARIABLE, seconds_from
 from course_agent.app.settings import Setup, add_model_options, choose
 from course_agent.notebook.cards import FragmentLog, LiveCards, ToolsView, show_events
@@ -158,7 +159,7 @@ class AgentMagics(Magics):
         model = setup.model
         if isinstance(model, (ScriptedModel, ReplayModel)):  # a real gateway has its own pace
             model = paced(model, pace)
-        registry, ctx = RedactingRegistry(default_registry()), setup.tool_context()
+        registry, ctx = RedactingRegistry(NotedRegistry(default_registry())), setup.tool_context()
         try:
             seconds = seconds_from(
                 os.environ, RUN_DEADLINE_VARIABLE, DEFAULT_RUN_SECONDS, args.deadline

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import functools
+import re
 import ssl
 import time
 from collections.abc import Iterable, Iterator
@@ -308,14 +309,28 @@ def _decoded(pieces: Iterable[bytes]) -> Iterator[str]:
         yield tail
 
 
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
+
+
+def _without_userinfo(url: str) -> tuple[str, list[str]]:
+    """(`url` without its user name and password, those and their parts as secrets to cut)."""
+    found = _USERINFO.match(url)
+    if found is None:
+        return url, []
+    userinfo = found[2]
+    parts = [userinfo, *userinfo.split(":")]
+    return found[1] + url[found.end() :], [part for part in parts if len(part) >= 3]
+
+
 def _checked_url(base_url: str, wire: WireFormat) -> str:
     """The base URL without its trailing slash, or a GatewayError saying what is wrong with it."""
     try:
         url = httpx.URL(base_url)
     except httpx.InvalidURL as error:
-        raise GatewayError(
-            errors.bad_url(base_url, f"is not a valid URL ({error})", wire)
-        ) from None
+        # Quoted without what sits before an @ (a user name and password) and its parts.
+        shown, credentials = _without_userinfo(base_url)
+        detail = redact(str(error), credentials) if credentials else str(error)
+        raise GatewayError(errors.bad_url(shown, f"is not a valid URL ({detail})", wire)) from None
     if url.scheme not in ("http", "https"):
         raise GatewayError(errors.bad_url(base_url, "is not an http(s) URL", wire))
     if url.userinfo:

@@ -15,11 +15,43 @@ from pathlib import PurePath
 
 from course_agent.protocol import ToolError
 
-__all__ = ["KEY_FILES", "is_key_file", "is_key_name", "key_part", "refusal", "refuse_key_file"]
+__all__ = [
+    "KEY_FILES",
+    "REFUSED_FOLDERS",
+    "is_key_file",
+    "is_key_name",
+    "key_part",
+    "refusal",
+    "refuse_key_file",
+]
 
 # fnmatch patterns for a file's name. .env.* covers .env.local and .env.production, and also
-# .env.example: a template that may have been filled in is treated like the real thing.
-KEY_FILES = (".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".netrc", ".pypirc")
+# .env.example: a template that may have been filled in is treated like the real thing. The keys
+# and credentials a developer's home and repository commonly hold: SSH keys of every kind (and a
+# folder .ssh/ whole), git's stored passwords, npm's and PostgreSQL's tokens, direnv's .envrc, and
+# the folders of AWS's and Docker's credentials.
+KEY_FILES = (
+    ".env",
+    ".env.*",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".ssh",
+    ".netrc",
+    ".pypirc",
+    ".git-credentials",
+    ".npmrc",
+    ".pgpass",
+    ".aws",
+    ".docker",
+)
+# Folders read_file refuses though glob and grep need no rule for them (they skip them whole):
+# .git/config can hold a token in a remote's URL (https://user:TOKEN@host/...).
+REFUSED_FOLDERS = (".git",)
 # One regex for the list: a walk asks about every folder's name.
 _KEY_NAME = re.compile("|".join(fnmatch.translate(pattern) for pattern in KEY_FILES))
 
@@ -63,6 +95,13 @@ def refusal(shown: str) -> str:
 
 def refuse_key_file(asked: PurePath, resolved: PurePath, shown: str) -> None:
     """Raise read_file's refusal when the name asked for, or where it leads (relative to the
-    root), is a key file's: a symlink to .env is a key file too."""
+    root), is a key file's: a symlink to .env is a key file too; or when it lies in .git/."""
     if is_key_name(asked.name) or is_key_file(resolved):
         raise ToolError(refusal(shown))
+    for path in (asked, resolved):
+        if folder := next((p for p in path.parts if p.casefold() in REFUSED_FOLDERS), None):
+            raise ToolError(
+                f"{shown} is in {folder}/, the repository's own records: read_file never shows "
+                "them (its config can hold a token in a remote's URL), as glob and grep never "
+                "search them. Read the project's files instead"
+            )
