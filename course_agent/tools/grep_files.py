@@ -113,6 +113,9 @@ def _notes(found: Found) -> list[str]:
     if found.code == 2 and found.error:
         # The first complaint is enough: "rg: ./private.txt: Permission denied (os error 13)".
         notes.append(f"some files could not be read: {found.error.splitlines()[0]}")
+    if found.withheld:  # whatever the pattern: no match in them is told, nor its absence
+        files = f"{found.withheld} file{'' if found.withheld == 1 else 's'}"
+        notes.append(f"{files} withheld: each holds a configured key, so none is searched")
     if found.binary:  # rg passes over a file with a NUL byte, as read_file calls it binary
         files = f"{found.binary} file{'' if found.binary == 1 else 's'} with a NUL byte"
         notes.append(f"not searched: {files} past the first 8 KB (binary to rg) that would match")

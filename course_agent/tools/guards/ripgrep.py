@@ -105,7 +105,7 @@ def ripgrep_command(
 ) -> list[str]:
     """The rg command line. `mode` "lines": matching lines, at most `limit` per file, each
     cut to a 500-byte preview; "count": matching lines per file, to one past COUNT_BUDGET;
-    "holders": the files holding any of the fixed strings `pattern`; "binary": the files
+    "holders": the files matching any of the regexes `pattern` (holders.py); "binary": the files
     that match once binary files are searched too; "text": the files that match with every byte
     read as text. It searches `paths`
     (files, or "-" for stdin) when given, else the working directory with the skips, narrowed
@@ -113,7 +113,7 @@ def ripgrep_command(
     if mode == "count":
         flags = ["--count", f"--max-count={COUNT_BUDGET + 1}"]  # one past: passed, not met
     elif mode == "holders":
-        flags = ["--files-with-matches", "--fixed-strings"]
+        flags = ["--files-with-matches"]
     elif mode == "binary":  # binary files searched too: with the others, those that match
         flags = ["--files-with-matches", "--binary"]
     elif mode == "text":  # every byte searched, NULs too: the files `pattern` finds in them

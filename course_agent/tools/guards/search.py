@@ -3,10 +3,10 @@
 The counting pass prints one record per file, however many lines match in it; the ignore rules
 and key files are applied per file. The page pass asks rg for the lines of the first files by
 path only, through descriptors opened and checked inside the root, so a folder swapped for a
-symlink meanwhile cannot show a line from outside. A file holding a known key is searched in its
-redacted form in both passes, so whether a pattern matches never depends on the key. Deliberately
-not handled: formatting (grep_files.py), and a key split over two lines of a file (a real file
-holds a key on one line; a PEM block is a key file, never searched).
+symlink meanwhile cannot show a line from outside. A file holding a known key (holders.py) is
+withheld from both passes and counted, so what a pattern matches never depends on a key, and the
+other files' results are what they would be without it. Deliberately not handled: formatting
+(grep_files.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from course_agent.protocol import ToolError
-from course_agent.safety.redaction import encoded_forms, known_secrets, redact
+from course_agent.safety.redaction import known_secrets
+from course_agent.tools.guards.holders import (
+    binary_holders,
+    find_holders,
+    names_a_key,
+    read_paths,
+)
 from course_agent.tools.guards.keyfiles import is_key_file
 from course_agent.tools.guards.opened import open_inside
 from course_agent.tools.guards.ripgrep import (
@@ -33,9 +39,8 @@ from course_agent.tools.guards.ripgrep import (
 )
 from course_agent.tools.guards.walk import Visibility
 
-__all__ = ["MAX_BINARY_NAMED", "MAX_REDACTED_BYTES", "PAGE_RESERVE_S", "Found", "Record", "search"]
+__all__ = ["MAX_BINARY_NAMED", "PAGE_RESERVE_S", "Found", "Record", "search"]
 
-MAX_REDACTED_BYTES = 8 << 20  # a file holding a known key is read whole to redact it, up to this
 PAGE_RESERVE_S = 1.0  # of the call's time, kept for the page pass after counting
 # rg is handed the page's files as /dev/fd/N, descriptors opened and checked here; where there
 # is no /dev/fd (Windows), by their paths.
@@ -63,6 +68,7 @@ class Found:
     code: int = 0  # rg's exit code, counting
     error: str = ""  # and its complaint
     binary: int = 0  # files not searched for a NUL byte in them that hold matches as bytes
+    withheld: int = 0  # visible files holding a known key: never searched, whatever the pattern
 
 
 def _maybe_key(relative: bytes) -> bool:
@@ -80,6 +86,7 @@ class _Counting:
 
     def __init__(self, root: Path, limit: int, holders: set[bytes], deadline: float) -> None:
         self.root, self.limit, self.holders, self.deadline = root, limit, holders, deadline
+        self.keys = bool(known_secrets())
 
     def __call__(self, run: Ripgrep) -> None:
         self.total, self.capped = 0, False
@@ -92,9 +99,9 @@ class _Counting:
         for path, rest in run.records():
             relative = path.removeprefix(b"./")
             if not rest.isdigit() or relative in self.holders:
-                continue  # a holder of a key is counted from its redacted text
+                continue  # a holder of a key is withheld, and counted apart
             name = os.fsdecode(relative)
-            if _maybe_key(relative) and is_key_file(name):
+            if (_maybe_key(relative) and is_key_file(name)) or (self.keys and names_a_key(name)):
                 continue
             try:
                 hidden_by = self.visible.why_hidden(name)
@@ -108,32 +115,6 @@ class _Counting:
             self.total += count
             self.capped = self.capped or count > COUNT_BUDGET
             yield relative
-
-
-def _holders(rg: str, root: Path, glob: str | None, deadline: float) -> set[bytes]:
-    """The files (in the glob) that hold a known key in any of its spellings: a fixed-string
-    pass, cheap, and only when some key is known."""
-    forms = sorted({form for key in known_secrets() for form in encoded_forms(key)})
-    if not forms:
-        return set()
-    found: set[bytes] = set()
-
-    def read(run: Ripgrep) -> None:
-        found.clear()
-        found.update(_paths(run))
-
-    def command(rung: Rung) -> list[str]:
-        return ripgrep_command(rg, forms, glob, mode="holders", rung=rung)
-
-    climb_down(command, root, deadline, read)
-    return found
-
-
-def _paths(run: Ripgrep) -> list[bytes]:
-    """--files-with-matches with --null prints `path\\0` records, no newline between them."""
-    assert run.process.stdout is not None
-    data = run.process.stdout.read(64 << 20)  # 64 MiB of paths at most
-    return [path.removeprefix(b"./") for path in data.split(b"\0") if path]
 
 
 def _lines(run: Ripgrep, names: dict[bytes, bytes], into: list[Record]) -> None:
@@ -182,51 +163,6 @@ def _page(
                 os.close(int(name.rpartition(b"/")[2]))
 
 
-def _redacted(
-    rg: str, root: Path, pattern: str, holders: set[bytes], visible: Visibility, deadline: float
-) -> tuple[list[Record], int]:
-    """The matching lines and count of each file holding a known key, searched by rg in its
-    redacted form (fed on stdin). A file over MAX_REDACTED_BYTES is left out, as its key might
-    lie past what is read."""
-    records: list[Record] = []
-    total = 0
-    for relative in sorted(holders):
-        name = os.fsdecode(relative)
-        if is_key_file(name) or not visible(name):
-            continue
-        found = _search_redacted(rg, root, pattern, relative, deadline)
-        total += len(found)
-        records += found
-    return records, total
-
-
-def _search_redacted(
-    rg: str, root: Path, pattern: str, relative: bytes, deadline: float
-) -> list[Record]:
-    """All matching lines of one file, searched with its known keys cut out."""
-    name = os.fsdecode(relative)
-    try:
-        fd = open_inside(root, root / name, name)
-    except (OSError, ToolError):
-        return []
-    with open(fd, "rb") as file:
-        data = file.read(MAX_REDACTED_BYTES + 1)
-    if len(data) > MAX_REDACTED_BYTES:
-        return []
-    text = redact(data.decode("utf-8", "surrogateescape"), known_secrets())
-    found: list[Record] = []
-
-    def command(rung: Rung) -> list[str]:
-        return ripgrep_command(rg, pattern, limit=COUNT_BUDGET, rung=rung, paths=["-"])
-
-    def read(run: Ripgrep) -> None:
-        _lines(run, {b"<stdin>": relative}, found)
-
-    stdin = text.encode("utf-8", "surrogateescape")
-    climb_down(command, root, deadline, read, stdin=stdin)
-    return found
-
-
 def _binary(
     rg: str,
     root: Path,
@@ -242,7 +178,7 @@ def _binary(
     found: list[bytes] = []
 
     def read(run: Ripgrep) -> None:
-        found[:] = _paths(run)
+        found[:] = read_paths(run)
 
     def command(rung: Rung) -> list[str]:
         return ripgrep_command(rg, pattern, glob, mode="binary", rung=rung)
@@ -252,7 +188,7 @@ def _binary(
     candidates = []
     for relative in found[:MAX_BINARY_NAMED]:
         name = os.fsdecode(relative)
-        if relative in counted or relative in holders or is_key_file(name):
+        if relative in counted or relative in holders or is_key_file(name) or names_a_key(name):
             continue
         with contextlib.suppress(TimeoutError):
             if counting.visible(name) and not _nul_early(root, name):
@@ -264,7 +200,8 @@ def _binary(
         return ripgrep_command(rg, r"\x00", mode="text", rung=rung, paths=candidates)
 
     climb_down(nul, root, deadline, read)
-    return len(found)
+    # A key in UTF-16 without a BOM: rg reads it as binary, and so would this count.
+    return len(set(found) - binary_holders(rg, root, candidates, deadline))
 
 
 def _nul_early(root: Path, name: str) -> bool:
@@ -276,11 +213,22 @@ def _nul_early(root: Path, name: str) -> bool:
         return b"\0" in file.read(_EARLY)
 
 
+def _withheld(holders: set[bytes], visible: Visibility) -> int:
+    """The holders grep would search but for their key: visible, not key files, and not named
+    after a key (those are left out unsaid, so a glob matched against names cannot count them)."""
+    count = 0
+    for relative in holders:
+        name = os.fsdecode(relative)
+        with contextlib.suppress(TimeoutError):
+            count += not is_key_file(name) and not names_a_key(name) and visible(name)
+    return count
+
+
 def search(
     rg: str, root: Path, pattern: str, glob: str | None, limit: int, deadline: float
 ) -> Found:
     """Count every match (per file, one pass), then read the first `limit` lines by path."""
-    holders = _holders(rg, root, glob, deadline) if known_secrets() else set()
+    holders = find_holders(rg, root, glob, deadline) if known_secrets() else set()
     counting = _Counting(root, limit, holders, deadline)
 
     def command(rung: Rung) -> list[str]:
@@ -291,11 +239,9 @@ def search(
     count_deadline = deadline - PAGE_RESERVE_S if spare else deadline
     run, rung = climb_down(command, root, count_deadline, counting)
     lines = _page(rg, root, pattern, limit, sorted(counting.files), deadline, rung)
+    lines = heapq.nsmallest(limit, lines, key=lambda record: record[:2])  # rg's order is its own
     total = counting.total
-    if holders:
-        more, counted = _redacted(rg, root, pattern, holders, counting.visible, deadline)
-        lines, total = lines + more, total + counted
-    lines = heapq.nsmallest(limit, lines, key=lambda record: record[:2])
+    withheld = _withheld(holders, counting.visible)
     binary = 0
     if total < limit and not run.stopped:  # the page has room: say what binary files hide
         binary = _binary(rg, root, pattern, glob, counting, holders, deadline)
@@ -311,4 +257,5 @@ def search(
         code=run.code,
         error=run.error(),
         binary=binary,
+        withheld=withheld,
     )

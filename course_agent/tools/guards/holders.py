@@ -1,0 +1,92 @@
+"""Which files hold a known key, in any spelling: grep withholds them whole, so no pattern can ask
+whether a key's next character is an "a", and every other file is searched as if no key existed.
+
+One rg pass finds them (`--files-with-matches`) with a regex per key: its first PREFIX_CHARS
+characters each in any spelling and any case, and its whole forms (hex, base64, reversed, ...);
+UTF-16 with a byte-order mark is transcoded by rg itself, UTF-16 without one is binary to rg and
+never searched (`binary_holders` checks the few binary files grep names). Deliberately not
+handled: a key split over two lines of a file (a PEM block is a key file, never searched).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from course_agent.safety.redaction import known_secrets, redact
+from course_agent.safety.spellings import PREFIX_CHARS, char_spellings, encoded_forms, key_shaped
+from course_agent.tools.guards.ripgrep import Ripgrep, Rung, climb_down, ripgrep_command
+
+__all__ = ["binary_holders", "find_holders", "key_patterns", "names_a_key", "read_paths"]
+
+
+def key_patterns(secrets: tuple[str, ...], *, nul: bool = False) -> list[str]:
+    """rg regexes that find every spelling of each secret: a key-shaped key in any case, by its
+    spelled prefix and its whole forms; another secret as written and in its encodings. With
+    `nul`, each key's UTF-16 forms too (a NUL beside each character; rg then needs --text)."""
+    patterns = []
+    for secret in secrets:
+        forms = sorted(encoded_forms(secret))
+        if not key_shaped(secret):
+            patterns += [re.escape(form) for form in forms]
+            continue
+        prefix = "".join(
+            "(?:" + "|".join(map(re.escape, char_spellings(ch))) + ")"
+            for ch in secret[:PREFIX_CHARS]
+        )
+        patterns += [f"(?i:{prefix})", *(f"(?i:{re.escape(form)})" for form in forms)]
+        if nul:
+            utf16 = "\\x00".join(map(re.escape, secret[:PREFIX_CHARS]))
+            patterns.append(f"(?i:{utf16})")
+    return patterns
+
+
+def read_paths(run: Ripgrep) -> list[bytes]:
+    """--files-with-matches with --null prints `path\\0` records, no newline between them."""
+    assert run.process.stdout is not None
+    data = run.process.stdout.read(64 << 20)  # 64 MiB of paths at most
+    return [path.removeprefix(b"./") for path in data.split(b"\0") if path]
+
+
+def find_holders(rg: str, root: Path, glob: str | None, deadline: float) -> set[bytes]:
+    """The files (in the glob) that hold a known key in any of its spellings: one pass, cheap
+    (rg's literal search), run only when some key is known."""
+    patterns = key_patterns(known_secrets())
+    found: set[bytes] = set()
+    if not patterns:
+        return found
+
+    def read(run: Ripgrep) -> None:
+        found.clear()
+        found.update(read_paths(run))
+
+    def command(rung: Rung) -> list[str]:
+        return ripgrep_command(rg, patterns, glob, mode="holders", rung=rung)
+
+    climb_down(command, root, deadline, read)
+    return found
+
+
+def binary_holders(rg: str, root: Path, paths: list[str], deadline: float) -> set[bytes]:
+    """Which of `paths` hold a known key with every byte read (UTF-16 without a BOM included)."""
+    patterns = key_patterns(known_secrets(), nul=True)
+    found: set[bytes] = set()
+    if not patterns or not paths:
+        return found
+
+    def read(run: Ripgrep) -> None:
+        found.clear()
+        found.update(read_paths(run))
+
+    def command(rung: Rung) -> list[str]:
+        return ripgrep_command(rg, patterns, mode="text", rung=rung, paths=paths)
+
+    climb_down(command, root, deadline, read)
+    return found
+
+
+def names_a_key(name: str) -> bool:
+    """Whether a path spells a known key: such a file is never searched, so that grep's `glob`,
+    matched by rg against the raw name, cannot tell a key's characters one call at a time."""
+    secrets = known_secrets()
+    return bool(secrets) and redact(name, secrets) != name
