@@ -27,13 +27,14 @@ from course_agent.lab.ask import answer_in, cell_problem, judge_answers, questio
 from course_agent.lab.gradebook import write_csv
 from course_agent.lab.jail import Limits
 from course_agent.lab.kernel import run_notebook
-from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab
+from course_agent.lab.labs import LABS, Lab, detect_lab, find_lab, lab_names
 from course_agent.lab.notebook_file import NotANotebook, read_notebook
 from course_agent.lab.progress import GradeProgress
 from course_agent.lab.report import ClassReport
 from course_agent.lab.restore import restore
 from course_agent.lab.rows import GradeRow, grader_keys, one_line, row_from_report
 from course_agent.lab.strip import PACKAGE, stripped_package
+from course_agent.lab.students import one_per_student, student_rows
 from course_agent.lab.written import written_answers
 from course_agent.safety.redaction import redact
 
@@ -206,11 +207,16 @@ def grade_class(
 ) -> ClassReport:
     """Grade notebooks (or folders of them) and return the class's report; in a notebook, the
     report shows itself. Progress goes to stderr as plain lines."""
-    given = [submissions] if isinstance(submissions, (str, Path)) else submissions
-    paths = find_notebooks(Path(path) for path in given)
+    given = [
+        Path(path)
+        for path in ([submissions] if isinstance(submissions, (str, Path)) else submissions)
+    ]
+    chosen = one_per_student(find_notebooks(given), given, lab_names())  # one per student
+    paths = [submission.path for submission in chosen if submission.path is not None]
     started = time.perf_counter()
     with GradeProgress(len(paths), sys.stderr, bar=False) as progress:
-        rows = grade(paths, timeout, jobs, on_row=progress.update)
+        graded = grade(paths, timeout, jobs, on_row=progress.update)
+    rows = student_rows(chosen, dict(zip(paths, graded, strict=True)))
     return ClassReport.from_rows(rows, time.perf_counter() - started)
 
 

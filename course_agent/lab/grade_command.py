@@ -15,7 +15,6 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -23,13 +22,13 @@ from course_agent.lab.feedback import write_feedback
 from course_agent.lab.grade import find_notebooks, grade
 from course_agent.lab.gradebook import LMS_FORMATS, write_csv, write_lms
 from course_agent.lab.jail import GB, Limits, sandbox_problem
-from course_agent.lab.labs import LABS
+from course_agent.lab.labs import LABS, lab_names
 from course_agent.lab.output_file import UnsafeOutput, write_file
 from course_agent.lab.progress import GradeProgress
 from course_agent.lab.report import ClassReport
 from course_agent.lab.reuse import keep_rows, kept_rows
 from course_agent.lab.rows import GradeRow, one_line
-from course_agent.lab.students import Submission, one_per_student
+from course_agent.lab.students import one_per_student, student_rows
 
 __all__ = ["NOT_DEFENDED", "build_parser", "main_grade", "print_table"]
 
@@ -210,20 +209,6 @@ def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: floa
         print(f"{len(written)} feedback files written to {args.feedback}")
 
 
-def _lab_names(lab: str | None) -> list[str]:
-    """The file names a student's notebook of the lab has, `lab`'s alone when it is given."""
-    return [LABS[name].released.name for name in ([lab] if lab else LABS)]
-
-
-def _student_row(chosen: Submission, graded: GradeRow | None) -> GradeRow:
-    """The row of one student: its notebook's, or one saying why none was graded; with a note."""
-    if graded is None:
-        folder = str(chosen.folder)
-        return GradeRow(folder, None, None, (), (), 0.0, chosen.note, student=chosen.student)
-    note = "; ".join(filter(None, [graded.note, chosen.note]))
-    return replace(graded, student=chosen.student, note=note)
-
-
 def main_grade(argv: Sequence[str] | None = None) -> int:
     """`course-agent grade ...`: 0 once every submission has a row (with `--check N`: 0 only if
     every one passed check N, else 1), 2 for bad usage."""
@@ -244,7 +229,7 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     if not paths:
         parser.error("no *.ipynb found in the folders given")
     # One per student, by where it lies below the folders given (students.py).
-    chosen = one_per_student(paths, args.submissions, _lab_names(args.lab), args.strip_prefix)
+    chosen = one_per_student(paths, args.submissions, lab_names(args.lab), args.strip_prefix)
     paths = [submission.path for submission in chosen if submission.path is not None]
     if args.no_sandbox:
         print(NOT_DEFENDED, file=sys.stderr)
@@ -270,7 +255,7 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
     by_path = {path: kept.get(path) or fresh[path] for path in paths}
     if args.reuse and todo:
         keep_rows(args.reuse, paths, [by_path[path] for path in paths], args.lab)
-    rows = [_student_row(s, by_path.get(s.path) if s.path else None) for s in chosen]
+    rows = student_rows(chosen, by_path)
     seconds = time.perf_counter() - started
     print_table(rows, sys.stdout)
     print(

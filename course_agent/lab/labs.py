@@ -28,6 +28,7 @@ __all__ = [
     "WrittenAnswer",
     "detect_lab",
     "find_lab",
+    "lab_names",
     "write_notebook",
 ]
 
@@ -144,3 +145,9 @@ def write_notebook(nb: Any, path: Path) -> None:
     nbformat.validate(nb)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes((nbformat.writes(nb).rstrip("\n") + "\n").encode("utf-8"))
+
+
+def lab_names(lab: str | None = None) -> list[str]:
+    """The file names of the labs' notebooks (`day03-lab.ipynb`), `lab`'s alone when given: the
+    name a student's folder is searched for when it holds several notebooks."""
+    return [LABS[name].released.name for name in ([lab] if lab else LABS)]

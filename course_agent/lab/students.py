@@ -11,11 +11,13 @@ Deliberately not handled: rosters (matching a folder to an LMS account is the in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-__all__ = ["Submission", "one_per_student", "student_id"]
+from course_agent.lab.rows import GradeRow
+
+__all__ = ["Submission", "one_per_student", "student_id", "student_rows"]
 
 
 @dataclass(frozen=True)
@@ -86,3 +88,19 @@ def one_per_student(
         else:
             chosen.append(_choose(student, group, names, folder))
     return chosen
+
+
+def student_rows(chosen: Sequence[Submission], graded: Mapping[Path, GradeRow]) -> list[GradeRow]:
+    """One row per student: its notebook's row from `graded`, or one saying why none was graded;
+    each with its student and the note about the notebooks not graded."""
+    rows = []
+    for submission in chosen:
+        if submission.path is None:
+            folder = str(submission.folder)
+            note, student = submission.note, submission.student
+            rows.append(GradeRow(folder, None, None, (), (), 0.0, note, student=student))
+        else:
+            row = graded[submission.path]
+            note = "; ".join(filter(None, [row.note, submission.note]))
+            rows.append(replace(row, student=submission.student, note=note))
+    return rows
