@@ -1,13 +1,18 @@
 """`course-agent grade`: nothing a kernel writes is read, written, copied or chmod-ed after it.
 Each student's kernel plants a symlink, a FIFO or a hard link in every folder it can write (its
 private folder, its TMPDIR) and tries its own submission folder by path; the grade then writes
-every output, feedback into the submissions folder itself, and nothing outside changed."""
+every output, feedback into the submissions folder itself, and nothing outside changed. Every
+file operation of the grader's process is watched (an audit hook): the kernel's folder is made,
+given to bwrap and removed, and nothing else touches it by name."""
 
 from __future__ import annotations
 
 import csv
+import os
 import stat
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from lab_class import submission
@@ -20,6 +25,30 @@ pytestmark = [
     pytest.mark.skipif(bool(sandbox_problem()), reason="needs the grading sandbox"),
     pytest.mark.timeout(600),
 ]
+
+
+HOOKED: list[Any] = []
+PRIVATE = "course-agent-run-"  # lab/kernel.py's prefix for a kernel's one writable folder
+WATCHING: list[list[tuple[str, str]]] = []  # while a list is here, the hook records into it
+# What the grader does with the folder by name: make it, bind it in bwrap, remove it (rmtree
+# opens it read-only, then works through descriptors, never following a link).
+MAKE_BIND_REMOVE = {"tempfile.mkdtemp", "os.mkdir", "subprocess.Popen", "shutil.rmtree", "os.rmdir"}
+
+
+def _named(arg: Any) -> str | None:
+    if isinstance(arg, (str, bytes, os.PathLike)):
+        return os.fsdecode(arg)
+    if isinstance(arg, (list, tuple)):
+        return " ".join(str(item) for item in arg)
+    return None
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    if WATCHING:
+        for arg in args:
+            if (name := _named(arg)) is not None and PRIVATE in name:
+                WATCHING[-1].append((event, name if event != "subprocess.Popen" else "bwrap"))
+                return
 
 
 def test_a_kernel_s_plants_reach_no_later_step(tmp_path: Path) -> None:
@@ -36,8 +65,22 @@ def test_a_kernel_s_plants_reach_no_later_step(tmp_path: Path) -> None:
     outputs = ["--csv", "g.csv", "--lms", "canvas", "c.csv", "--report", "r.html"]
     outputs += ["--json", "r.json", "--reuse", "kept.json"]
     named = [str(out / arg) if "." in arg else arg for arg in outputs]
-    code = main_grade([str(subs), "--jobs", "2", *named, "--feedback", str(subs)])
+    if _hook not in HOOKED:  # an audit hook stays for the process: one, idle unless watching
+        sys.addaudithook(_hook)
+        HOOKED.append(_hook)
+    events: list[tuple[str, str]] = []
+    WATCHING.append(events)
+    try:
+        code = main_grade([str(subs), "--jobs", "2", *named, "--feedback", str(subs)])
+    finally:
+        WATCHING.clear()
     assert code == 0
+    folders = {name for event, name in events if event == "tempfile.mkdtemp"}
+    assert len(folders) == len(KINDS)  # one private folder per kernel
+    for event, name in events:
+        assert event in MAKE_BIND_REMOVE or (event == "open" and name in folders), (event, name)
+    assert {name for event, name in events if event == "os.rmdir"} == folders  # all removed
+    assert not any(os.path.lexists(folder) for folder in folders)
     with (out / "g.csv").open(newline="", encoding="utf-8") as file:
         rows = {row["student"]: row for row in csv.DictReader(file)}
     # The starter's score: the plants changed nothing.
