@@ -19,8 +19,7 @@ from course_agent.offline.repository import BUGGY_FILE
 from course_agent.offline.scripted_anthropic import message_events
 from course_agent.protocol import ModelEvent
 from course_agent.providers.anthropic_events import events_from_lines as anthropic_events_from_lines
-from course_agent.providers.gateway.sse import iter_sse
-from course_agent.providers.openai_chunks import events_from_chunk
+from course_agent.providers.openai_chunks import events_from_lines
 
 __all__ = ["ScriptedModel", "Step", "estimate_tokens", "split_arguments"]
 
@@ -185,9 +184,8 @@ class ScriptedModel:
             return
         # Through the same SSE reader and chunk parser a real gateway's bytes go through.
         wire = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in self.chunks(step, turn))
-        for sse in iter_sse((wire + "data: [DONE]\n\n").splitlines(keepends=True)):
-            if sse.data != "[DONE]":
-                yield from events_from_chunk(json.loads(sse.data))
+        lines = (wire + "data: [DONE]\n\n").splitlines(keepends=True)
+        yield from events_from_lines(lines, self.label)
 
     def chunks(
         self, step: Step, turn: int, prompt_tokens: int | None = None
