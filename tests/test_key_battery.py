@@ -120,6 +120,15 @@ def test_text_split_into_many_pieces_is_cut_whole(name, cuts):
     assert _text(redacted_events(events)) == redact(whole, [KEY])
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.text(alphabet=KEY + KEY.upper() + "\\u00%&#;x7 ", max_size=40), max_size=30))
+def test_a_channel_never_holds_more_than_one_key_in_its_longest_spelling(pieces):
+    stream = redaction.StreamRedactor([KEY])
+    for piece in pieces:
+        stream.feed(piece)
+        assert stream.holding <= redaction.LONGEST_SPELLING * len(KEY)
+
+
 @pytest.mark.parametrize("name", SPELLINGS)
 def test_a_tool_result_and_a_stop_message_leave_cut(tmp_path, name):
     spelled = SPELLINGS[name]
@@ -394,3 +403,27 @@ def test_a_recording_to_an_open_file_holds_what_was_shown():
         shown = _text(model.stream([], []))
     [record] = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert shown == f"k={REDACTED}." == "".join(e.get("text", "") for e in record["events"])
+
+
+def test_the_magic_records_and_replays_no_spelling(shell, monkeypatch, tmp_path):
+    from IPython.utils.capture import capture_output
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "notes.txt").write_text(NOTES, encoding="utf-8")
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with Gateway(leaky_gateway) as gateway, capture_output() as live:
+        shell.run_cell(f"%%agent --base-url {gateway.url} --root {root} --record s.jsonl\nq")
+    redaction._KNOWN.discard(KEY)  # replayed where no key is known: nothing left to cut with
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with capture_output() as replayed:
+        shell.run_cell(f"%%agent --replay s.jsonl --root {root}\nq")
+    saved = (tmp_path / "s.jsonl").read_text(encoding="utf-8")
+    for captured in (live, replayed):
+        shown = [captured.stdout, captured.stderr]
+        shown += [json.dumps(output.data, ensure_ascii=False) for output in captured.outputs]
+        assert "read_file" in " ".join(shown)
+        for text in shown:
+            assert clean(text)
+    assert clean(saved) and REDACTED in saved
+    assert clean(json.dumps(shell.magics.conversation.messages, ensure_ascii=False))
