@@ -90,6 +90,24 @@ def test_every_relative_link_and_anchor_resolves(page: Path) -> None:
     assert not broken, f"{page.relative_to(REPO)}: " + "; ".join(broken)
 
 
+# Where the README starts JupyterLab for each notebook: it serves that folder and nothing above it
+# (`jupyter lab notebooks/`); a lab opens from the repository root, or in a Classroom checkout,
+# which holds labs/ and no docs/.
+SERVED = {
+    **{page: REPO / "notebooks" for page in WALKTHROUGH},
+    **{p: REPO / "labs" for p in LAB_SOURCES},
+}
+
+
+@pytest.mark.parametrize("page", sorted(SERVED), ids=lambda page: page.name)
+def test_a_notebooks_links_open_in_the_folder_jupyterlab_serves(page: Path) -> None:
+    # Issue 33: under `jupyter lab notebooks/`, the quizzes' link to ../docs/lab.md was a 404.
+    outside = [
+        t for t in links(page) if not (page.parent / t).resolve().is_relative_to(SERVED[page])
+    ]
+    assert not outside, f"{page.name} links above {SERVED[page].name}/: {outside}"
+
+
 def test_the_readme_is_a_page_and_links_every_doc() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= 300

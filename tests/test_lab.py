@@ -134,8 +134,8 @@ def test_each_exercise_has_its_text_before_and_its_check_after() -> None:
             f"exercise-{number}",
             f"check-{number}",
         ]
-    # The self-test, then one cell of nbgrader points per check.
-    assert order[-8:] == ["selftest", *(f"points-{number}" for number in range(1, 8))]
+    # The self-test, one cell of nbgrader points per check, then what comes next.
+    assert order[-9:] == ["selftest", *(f"points-{number}" for number in range(1, 8)), "next"]
 
 
 def test_explorations_ignore_their_output_and_the_self_test_is_checked() -> None:

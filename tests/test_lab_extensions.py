@@ -110,15 +110,16 @@ def test_an_imported_function_is_judged_by_what_it_answers(graded: dict[str, Any
     # paths.is_inside compares a resolved target; asked the exercise's question, it is wrong.
     row = graded["05-imports"]
     assert (row["passed"], row["failed"], row["note"]) == ("6", "3", "")
-    assert row["details"].startswith("path boundary: exercise 2 (cell `ext-exercise-2`): ")
+    assert row["details"].startswith('path boundary: in "Exercise 2: the path boundary": ')
 
 
 def test_a_wrong_answer_fails_its_check_and_the_row_names_the_case(graded: dict[str, Any]) -> None:
     row = graded["06-noun-first"]
     assert (row["passed"], row["failed"]) == ("6", "1")
     assert row["details"].startswith(
-        "tool design: exercise 1 (cell `ext-exercise-1`): rule 1: name 'dir_list' does not start "
-        "with one of the 41 verbs this check knows (course_agent.selftest.tool_rules.VERBS: add,"
+        'tool design: in "Exercise 1: design a tool the model uses well": rule 1: name '
+        "'dir_list' does not start with one of the 41 verbs this check knows "
+        "(course_agent.selftest.tool_rules.VERBS: add,"
     )
 
 

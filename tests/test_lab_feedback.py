@@ -139,3 +139,31 @@ def test_markup_in_a_name_or_message_is_text_in_any_markdown_viewer(tmp_path, re
     assert tags <= {"h1", "h2", "h3", "p", "code", "pre", "strong", "em"}, tags
     assert "<script>" not in html and "<img" not in html and "<a " not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_each_labs_feedback_is_titled_as_its_own_lab(tmp_path):
+    # Issue 33: an extension lab's feedback was titled "Day 3 lab: the tool protocol".
+    import shutil
+
+    from course_agent.lab.labs import LABS
+
+    rows = []
+    for lab in LABS.values():
+        path = tmp_path / "class" / lab.name / "ada.ipynb"
+        path.parent.mkdir(parents=True)
+        shutil.copy(lab.released, path)
+        rows.append(GradeRow(str(path), 0, 7, (3,), ("a: b",), 1.0, checks=("a", "b", "c")))
+    written = write_feedback(rows, tmp_path / "feedback", keys=[])
+    titles = [path.read_text(encoding="utf-8").splitlines()[0] for path in written]
+    assert titles == [
+        "# Day 3 lab: the tool protocol: your feedback",
+        "# Day 3 extension lab: design a tool, guard the boundary, bound the tools, break the "
+        "merge: your feedback",
+    ]
+
+
+def test_the_place_a_line_names_is_cut_and_said_once_under_look_at(tmp_path, reference):
+    row = graded(tmp_path / "ben.ipynb", "starter", reference)
+    assert row.details[0].startswith('fragment merging: in "Exercise 1: merge streamed fragments')
+    text = feedback_text(row, reference)
+    assert 'in "Exercise 1' not in text and "(cell `" not in text

@@ -17,12 +17,14 @@ from typing import Any
 import nbformat
 import pytest
 from class_mixture import ENDLESS_DRAIN
+from headings import EXERCISE_1, EXERCISE_2
 from lab_class import RELEASE, SOURCE, kernel_env, solution, solved, submission
 from test_selftest import REPLAY
 
 from course_agent.lab.grade import GradeRow, find_notebooks, grade_one
 from course_agent.lab.grade_command import main_grade, print_table
 from course_agent.lab.notebook_file import LARGEST_NOTEBOOK
+from course_agent.lab.strip import NOT_AVAILABLE
 
 TIMEOUT = 15  # per cell: far above the slowest lab cell, the self-test (about a second)
 KEY = "sk-grader-probe-0123456789"
@@ -234,12 +236,10 @@ def test_no_cheat_reaches_seven_and_is_graded_on_its_real_code(
 
 def test_rows_say_what_went_wrong_and_where(graded: dict[str, Any]) -> None:
     imported = graded["rows"]["11-package-imports"]["details"].split(" | ")
-    assert imported[0] == (
-        "fragment merging: exercise 1 (cell `exercise-1`): not available while grading"
-    )
+    assert imported[0] == (f"fragment merging: {EXERCISE_1}: {NOT_AVAILABLE}")
     deleted = graded["rows"]["06-deleted-definition"]["details"].split(" | ")[0]
     assert deleted == (
-        "bad-argument feedback: exercise 2 (cell `exercise-2`): the kernel gave no answer: "
+        f"bad-argument feedback: {EXERCISE_2}: the kernel gave no answer: "
         "NameError: name 'execute_call' is not defined"
     )
 

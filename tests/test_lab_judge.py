@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from extension_lab import RELEASE as EXTENSION_RELEASE
 from extension_lab import solved as extension_solved
+from headings import EXERCISE_1, EXERCISE_2
 from lab_class import hand_in, kernel_env, solved, submission
 
 from course_agent.lab.strip import NOT_AVAILABLE
@@ -255,7 +256,7 @@ def test_a_syntax_error_is_reported_as_what_it_is_with_its_cell_and_line(
     row = graded["syntax-error"]
     assert (row["passed"], row["failed"], row["note"]) == ("4", "4 6 7", "")
     assert details(row)[4] == (
-        "bad-argument feedback: exercise 2 (cell `exercise-2`), line 3: SyntaxError: expected ':'"
+        f"bad-argument feedback: {EXERCISE_2}, line 3: SyntaxError: expected ':'"
     )
     assert "refus" not in row["details"].lower()
 
@@ -264,7 +265,7 @@ def test_nonsense_and_too_much_fail_only_their_own_check(graded: dict[str, dict[
     row = graded["nonsense-and-too-much"]
     assert (row["passed"], row["failed"]) == ("5", "3 5")
     said = details(row)
-    assert said[3].startswith("fragment merging: exercise 1 (cell `exercise-1`): the answers are")
+    assert said[3].startswith(f"fragment merging: {EXERCISE_1}: the answers are")
     assert "over the 2,000,000 read" in said[5]
 
 
@@ -291,16 +292,14 @@ def test_the_hand_in_agrees_with_the_grader_one_item_per_check(tmp_path: Path) -
         "check_6": "FAILED",
         "check_7": "FAILED",
     }
-    assert (
-        "x 4. bad-argument feedback: exercise 2 (cell `exercise-2`): write this part" in done.stdout
-    )
+    assert f"x 4. bad-argument feedback: {EXERCISE_2}: write this part" in done.stdout
 
 
 def test_one_check_is_selected_by_its_name(tmp_path: Path) -> None:
     notebook = submission(tmp_path / "starter.ipynb")
     done = hand_in(notebook, tmp_path / "repo", extra=["-k", "check_3"])
     assert done.returncode == 1 and "1 failed, 25 deselected" in done.stdout, done.stdout
-    assert "x 3. fragment merging: exercise 1 (cell `exercise-1`): write this part" in done.stdout
+    assert f"x 3. fragment merging: {EXERCISE_1}: write this part" in done.stdout
 
 
 def test_a_replayed_answer_is_told_where_it_differs_from_this_run(

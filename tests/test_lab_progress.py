@@ -70,11 +70,12 @@ def test_a_pipe_gets_one_plain_line_per_notebook() -> None:
     lines = read_all(read_end).splitlines()
     os.close(read_end)
     assert len(lines) == 3 and "\r" not in "".join(lines)
-    assert lines[0].startswith("graded 1/3 class/alice.ipynb: 7/7 | failed 0 (no score 0) | ")
-    assert lines[1].startswith("graded 2/3 class/bob.ipynb: 2/7 | failed 1 (no score 0) | ")
+    # Two counts no notebook is in both of: below full marks (scored), and not scored at all.
+    assert lines[0].startswith("graded 1/3 class/alice.ipynb: 7/7 | 0 below full marks, 0 not ")
+    assert lines[1].startswith("graded 2/3 class/bob.ipynb: 2/7 | 1 below full marks, 0 not scored")
     assert " elapsed, about " in lines[1] and lines[1].endswith(" left")
     # A file name's escape codes are shown, not obeyed.
-    assert lines[2].startswith("graded 3/3 class/carol\\x1b[2J.ipynb: - | failed 2 (no score 1)")
+    assert lines[2].startswith("graded 3/3 class/carol\\x1b[2J.ipynb: - | 1 below full marks, 1 ")
 
 
 def test_a_terminal_gets_tqdms_bar_redrawn_in_place() -> None:
@@ -86,9 +87,9 @@ def test_a_terminal_gets_tqdms_bar_redrawn_in_place() -> None:
     shown = terminal.close()
     frames = [frame for frame in shown.split("\r") if frame.strip()]
     assert frames[0].startswith("grading:   0%|") and "0/3" in frames[0]
-    assert "failed 0 (no score 0)" in frames[0]
+    assert "0 below full marks, 0 not scored" in frames[0]
     assert frames[-1].startswith("grading: 100%|") and "3/3" in frames[-1]
-    assert "failed 2 (no score 1)" in frames[-1]
+    assert "1 below full marks, 1 not scored" in frames[-1]
     assert "<00:00" in frames[-1]  # tqdm's time left
     assert "graded " not in shown  # no plain lines on a terminal
 
@@ -114,7 +115,7 @@ def test_course_agent_grade_prints_plain_lines_when_stderr_is_a_pipe(tmp_path: P
     assert done.returncode == 0, done.stderr
     lines = done.stderr.splitlines()
     assert [line.split(" ", 2)[1] for line in lines] == ["1/4", "2/4", "3/4", "4/4"]
-    assert "| failed 4 (no score 4) |" in lines[-1] and lines[-1].endswith(" left")
+    assert "| 0 below full marks, 4 not scored |" in lines[-1] and lines[-1].endswith(" left")
     assert "\r" not in done.stderr
     assert "graded 1/4" not in done.stdout  # the table on stdout stays as it was
     header = ["submission", "score", "failed", "seconds", "note"]
@@ -136,5 +137,5 @@ def test_course_agent_grade_draws_a_bar_when_stderr_is_a_terminal(tmp_path: Path
     frames = [frame for frame in shown.split("\r") if frame.strip()]
     assert frames[0].startswith("grading:   0%|") and "0/4" in frames[0]
     assert frames[-1].startswith("grading: 100%|") and "4/4" in frames[-1]
-    assert "failed 4 (no score 4)" in frames[-1]
+    assert "0 below full marks, 4 not scored" in frames[-1]
     assert "graded 1/4" not in shown

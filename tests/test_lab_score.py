@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import nbformat
+from headings import EXERCISE_1, EXERCISE_2
 from lab_class import RELEASE, solved
 
 from course_agent.lab.score import NOT_THE_GRADE, score_exercises, score_lab, score_namespace
@@ -37,10 +38,10 @@ def test_the_starter_scores_two_and_each_line_names_the_exercise_and_its_cell() 
     assert [line.split(".")[0] for line in lines[1:-1]] == [f"x {n}" for n in (3, 4, 5, 6, 7)]
     assert lines[-1] == NOT_THE_GRADE
     assert lines[1] == (
-        "x 3. fragment merging: exercise 1 (cell `exercise-1`): "
+        f"x 3. fragment merging: {EXERCISE_1}: "
         "write this part: the TODO comment above says what it must do"
     )
-    assert lines[4].startswith("x 6. big file: exercises 2, 3 (cells `exercise-2`, `exercise-3`)")
+    assert lines[4].startswith(f'x 6. big file: {EXERCISE_2} and "Exercise 3: truncate')
     assert lines[4].endswith("write this part: the TODO comment above says what it must do")
 
 
@@ -48,10 +49,7 @@ def test_a_missing_exercise_is_named_not_refused() -> None:
     namespace = notebook(solved())
     del namespace["execute_call"]
     line = score_namespace(namespace).report.checks[3].line
-    assert line == (
-        "bad-argument feedback: exercise 2 (cell `exercise-2`): "
-        "the notebook defines no execute_call"
-    )
+    assert line == (f"bad-argument feedback: {EXERCISE_2}: the notebook defines no execute_call")
 
 
 def test_the_three_ways_in_give_the_same_report() -> None:

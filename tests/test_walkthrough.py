@@ -2,9 +2,9 @@
 
 Every walkthrough notebook ends with a quiz (two or three questions, each answer behind
 `<details>`), and the quizzes cover the course's checklist and interview questions exactly as
-docs/lab.md maps them. The errata figures in docs/design.md and notebook 05 are recomputed from the
-course's own samples, pasted below, and from the package. Not checked here: whether an answer is
-right in prose (nbval checks the cells each answer rests on, in tests/test_notebooks.py).
+notebooks/README.md maps them. The errata figures in docs/design.md and notebook 05 are recomputed
+from the course's own samples, pasted below, and from the package. Not checked here: whether an
+answer is right in prose (nbval checks the cells each answer rests on, in tests/test_notebooks.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from course_agent.tools import GLOB_TOOL
 from course_agent.truncate import HEAD_RATIO, MAX_RESULT_CHARS, truncate_result
 
 REPO = Path(__file__).resolve().parent.parent
-LAB_DOC = (REPO / "docs" / "lab.md").read_text(encoding="utf-8")  # the quizzes' map
+# the quizzes' map, beside the notebooks: their links must open under `jupyter lab notebooks/`
+LAB_DOC = (REPO / "notebooks" / "README.md").read_text(encoding="utf-8")
 DESIGN = (REPO / "docs" / "design.md").read_text(encoding="utf-8")  # the errata, the name table
 CHECKLIST_LINES = 6  # the course's "Checklist and Tomorrow" has six lines
 INTERVIEW_QUESTIONS = 3

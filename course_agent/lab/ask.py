@@ -111,26 +111,31 @@ def cell_problem(reply: Mapping[str, Any] | None) -> str:
     return f"{where}{ename}: {' '.join(said.split())[:200]}".rstrip(": ")
 
 
-def located(exercises: Sequence[Exercise]) -> str:
-    """ "exercise 1 (cell `exercise-1`)", or "exercises 2, 3 (cells `exercise-2`, `exercise-3`)"."""
-    numbers = list(dict.fromkeys(e.number for e in exercises))
-    cells = list(dict.fromkeys(f"`{e.cell}`" for e in exercises))
-    if len(numbers) == 1:
-        return f"exercise {numbers[0]} (cell {', '.join(cells)})"
-    return f"exercises {', '.join(map(str, numbers))} (cells {', '.join(cells)})"
+def located(lab: Lab, exercises: Sequence[Exercise]) -> str:
+    """'in "Exercise 1: merge ... (step 3)"', or 'in "Exercise 2: ..." and "Exercise 3: ..."':
+    the headings a student sees above the cells (a cell's id is hidden in JupyterLab)."""
+    headings = [f'"{heading}"' for heading in dict.fromkeys(lab.heading(e) for e in exercises)]
+    listed = ", ".join(headings[:-1]) + " and " + headings[-1] if len(headings) > 1 else headings[0]
+    return f"in {listed}"
 
 
 def placed(lab: Lab, check: Check, part: Part, broken: Mapping[str, str] | None = None) -> Check:
-    """A failed check's line naming its exercise and cell; a cell that did not run says why."""
+    """A failed check's line naming the heading of its exercise; an exercise cell that raised
+    fails the check with what it raised ("line 4: SyntaxError: ..."), whatever the kernel still
+    holds from an earlier run of it."""
     exercises = lab.used_by(part)
-    if check.ok or not exercises:
+    if not exercises:
         return check
     for exercise in exercises:
         if problem := (broken or {}).get(exercise.cell):
-            where = f"exercise {exercise.number} (cell `{exercise.cell}`), {problem}"
+            where = f"{located(lab, [exercise])}, {problem}"
             return Check(check.number, check.name, False, f"{check.name}: {where}")
+    if check.ok:
+        return check
     said = check.line.removeprefix(f"{check.name}: ")
-    return Check(check.number, check.name, False, f"{check.name}: {located(exercises)}: {said}")
+    return Check(
+        check.number, check.name, False, f"{check.name}: {located(lab, exercises)}: {said}"
+    )
 
 
 def judge_answers(
@@ -144,7 +149,8 @@ def judge_answers(
     """The report on `answered` ({check number: (answers, why none)}), judged here.
 
     `broken` maps an exercise cell's id to what went wrong running it ("line 4: SyntaxError:
-    ..."); `unasked` says why a check has no entry in `answered` (the run stopped before it).
+    ..."): its checks fail saying so; `unasked` says why a check has no entry in `answered` (the
+    run stopped before it).
     """
     checks = []
     for question in asked:

@@ -7,14 +7,16 @@ it shows as text in any Markdown or HTML viewer. Deliberately not handled: gradi
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from course_agent.lab.labs import detect_lab
 from course_agent.lab.notebook_file import read_notebook
 from course_agent.lab.output_file import write_below
-from course_agent.lab.restore import released_path, restore
+from course_agent.lab.restore import LAB, released_path, restore
 from course_agent.lab.rows import GradeRow, grader_keys, short_names
 from course_agent.safety.redaction import redact
 
@@ -31,8 +33,8 @@ RUNS: dict[str, tuple[str, ...]] = {
     "offline loop": ("exercise-1", "exercise-2", "exercise-3"),
 }
 CELL_IN_NOTE = re.compile(r"\bcell (\d+)\b")  # kernel.py's "timeout: cell 11 ran over 60 s"
-# ask.py's "exercise 1 (cell `exercise-1`): " before what went wrong ("..., line 4:" stays).
-PLACE = re.compile(r"^exercises? [\d, ]+ \(cells? [^)]*\): ")
+# ask.py's 'in "Exercise 1: ...": ' before what went wrong (', line 4: ...' stays).
+PLACE = re.compile(r'^in "[^"]*"(?:(?:, | and )"[^"]*")*: ')
 
 
 # What can start markup inside a line of Markdown: emphasis, code, links, HTML, entities, tables.
@@ -178,6 +180,23 @@ def feedback_text(row: GradeRow, reference: Any, keys: Sequence[str] = ()) -> st
     return redact("\n".join(lines).rstrip() + "\n", keys)
 
 
+def _lab_of(submission: Path) -> str:
+    """The name of the lab `submission` is a copy of, told by its cells; the main lab's if the
+    file cannot be read or shares no locked cell with any release."""
+    try:
+        lab = detect_lab(read_notebook(submission))
+    except Exception:  # not a notebook: its row says so
+        lab = None
+    return lab.notebook if lab is not None else LAB
+
+
+@functools.cache
+def _release(name: str) -> Any:
+    import nbformat
+
+    return nbformat.read(released_path(name), as_version=4)
+
+
 def write_feedback(
     rows: Iterable[GradeRow],
     folder: Path,
@@ -185,11 +204,11 @@ def write_feedback(
     keys: Sequence[str] | None = None,
 ) -> list[Path]:
     """`folder`/<submission>.md for each row, below `folder` as the submissions are below the
-    folder they share; the grader's keys (default) cut out. Returns the files written."""
-    import nbformat
+    folder they share; the grader's keys (default) cut out. Returns the files written.
 
+    Without a `reference`, each row's is the release of the lab its notebook is (titled as that
+    lab); the main lab's when the file cannot tell."""
     rows = list(rows)
-    reference = reference or nbformat.read(released_path(), as_version=4)
     hidden = grader_keys() if keys is None else keys
     names = short_names([row.submission for row in rows])
     written = []
@@ -197,5 +216,6 @@ def write_feedback(
         # A new file, in folders opened without following a link (a student's, in a
         # submissions folder given as DIR, leads nowhere).
         name = Path(names[row.submission]).with_suffix(".md")
-        written.append(write_below(folder, name, feedback_text(row, reference, hidden)))
+        own = reference or _release(_lab_of(Path(row.submission)))
+        written.append(write_below(folder, name, feedback_text(row, own, hidden)))
     return written

@@ -75,6 +75,11 @@ class Lab:
         """The exercises whose functions check `part` calls, in the lab's order."""
         return [exercise for exercise in self.exercises if exercise.parameter in part.uses]
 
+    def heading(self, exercise: Exercise) -> str:
+        """The heading a student sees above the exercise's cell, as JupyterLab shows it:
+        "Exercise 2: feed bad arguments back (step 3, INJECT=bad_args)" (cell ids are hidden)."""
+        return _headings(self.name).get(exercise.cell) or f"Exercise {exercise.number}"
+
 
 LABS = {
     "day03-lab": Lab(
@@ -112,6 +117,21 @@ LABS = {
         (WrittenAnswer("ext-exercise-4", "exercise 4: what merging must not assume", 1),),
     ),
 }
+
+
+@functools.cache
+def _headings(name: str) -> dict[str, str]:
+    """Each code cell's id -> the first line of the last Markdown heading above it, in the
+    release, without its `#`s and backticks."""
+    import nbformat
+
+    headings, heading = {}, ""
+    for cell in nbformat.read(LABS[name].released, as_version=4).cells:
+        first = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+        if cell.cell_type == "markdown" and first.startswith("#"):
+            heading = first.lstrip("#").replace("`", "").strip()
+        headings[cell.get("id")] = heading
+    return headings
 
 
 def find_lab(name: str) -> Lab:

@@ -1,7 +1,8 @@
 """How a grading run is going: a tqdm bar on a terminal, one plain line per notebook elsewhere.
 
-Both say how many are done of how many, how many failed so far and about how long is left; the
-plain lines are for CI logs and pipes, where a bar redrawn with carriage returns is noise.
+Both say how many are done of how many, how many so far scored below full marks, how many could not
+be scored (no notebook is in both counts) and about how long is left; the plain lines are for CI
+logs and pipes, where a bar redrawn with carriage returns is noise.
 Deliberately not handled: which rows count (grade.py hands each one over when it is done).
 """
 
@@ -36,9 +37,9 @@ class Row(Protocol):
     def score(self) -> str: ...
 
 
-def _failed(row: Row) -> bool:
-    """Below full marks, or no score at all."""
-    return row.passed is None or row.passed < (row.total or 0)
+def _below(row: Row) -> bool:
+    """Scored, below full marks."""
+    return row.passed is not None and row.passed < (row.total or 0)
 
 
 def _columns(out: TextIO) -> int:
@@ -58,7 +59,7 @@ class GradeProgress:
     def __init__(self, total: int, out: TextIO, bar: bool | None = None) -> None:
         from tqdm import tqdm
 
-        self.total, self.out, self.done, self.failed, self.unscored = total, out, 0, 0, 0
+        self.total, self.out, self.done, self.below, self.unscored = total, out, 0, 0, 0
         self.started = time.monotonic()
         self.bar: Any = None
         if out.isatty() if bar is None else bar:
@@ -77,12 +78,12 @@ class GradeProgress:
         self._meter = tqdm.format_meter
 
     def _failures(self) -> str:
-        return f"failed {self.failed} (no score {self.unscored})"
+        return f"{self.below} below full marks, {self.unscored} not scored"
 
     def update(self, row: Row) -> None:
         """Count `row` as done, and show it."""
         self.done += 1
-        self.failed += _failed(row)
+        self.below += _below(row)
         self.unscored += row.passed is None
         if self.bar is not None:
             self.bar.set_postfix_str(self._failures(), refresh=False)

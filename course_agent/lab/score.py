@@ -45,9 +45,17 @@ class Score:
         return json.dumps({"checks": [asdict(check) for check in self.report.checks]})
 
 
-def score_lab(lab: Lab | str, objects: Mapping[str, object], seed: int | None = None) -> Score:
+def score_lab(
+    lab: Lab | str,
+    objects: Mapping[str, object],
+    seed: int | None = None,
+    broken: Mapping[str, str] | None = None,
+) -> Score:
     """`lab`'s checks on the exercises `objects` binds by name, in this process, their cases
-    drawn from `seed` (None: the self-test's default, the one the lab's own cell uses)."""
+    drawn from `seed` (None: the self-test's default, the one the lab's own cell uses).
+
+    `broken` maps an exercise cell's id to what its last run raised: its checks fail saying so
+    (the kernel may still hold what an earlier run of the cell defined)."""
     lab = find_lab(lab) if isinstance(lab, str) else lab
     functions = {e.parameter: objects[e.name] for e in lab.exercises if e.name in objects}
     report = run_parts(lab.parts, functions, SEED if seed is None else seed)
@@ -57,7 +65,7 @@ def score_lab(lab: Lab | str, objects: Mapping[str, object], seed: int | None = 
         if missing:  # its cell did not run: say that, not what calling nothing raised
             said = f"the notebook defines no {missing[0].name}"
             check = Check(check.number, check.name, False, f"{check.name}: {said}")
-        checks.append(placed(lab, check, part))
+        checks.append(placed(lab, check, part, broken))
     return Score(SelftestReport(checks, report.seed))
 
 

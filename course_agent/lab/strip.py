@@ -2,10 +2,11 @@
 
 `stripped_package(lab)` copies course_agent/ into a temporary folder once per grading process,
 rewrites each of the lab's `stripped` functions (with `ast`) to raise NotImplementedError("not
-available while grading"), and adds a sitecustomize.py that drops an editable install's import
-hook, so that a kernel started with PYTHONPATH=<folder> imports the copy. The copy is compiled
-once, here: every kernel reads it, none may write it. Deliberately not handled: the original
-files on disk; only a sandbox that binds the copy over them hides those.
+available while grading: your code used the package's own answer..."), and adds a
+sitecustomize.py that drops an editable install's import hook, so that a kernel started with
+PYTHONPATH=<folder> imports the copy. The copy is compiled once, here: every kernel reads it, none
+may write it. Deliberately not handled: the original files on disk; only a sandbox that binds the
+copy over them hides those.
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ from course_agent.lab.labs import Lab
 
 __all__ = ["NOT_AVAILABLE", "strip_functions", "stripped_package"]
 
-NOT_AVAILABLE = "not available while grading"
+# What a grading kernel says when the student's code reaches one of them: why, and what to do.
+NOT_AVAILABLE = (
+    "not available while grading: your code used the package's own answer, which the grader "
+    "leaves out; write the exercise yourself in its cell"
+)
 PACKAGE = Path(__file__).resolve().parents[1]  # course_agent/
 # Runs at the kernel's start-up (site imports it): an editable install's import hook must not
 # find the original package before PYTHONPATH's copy, so it goes.
