@@ -74,7 +74,7 @@ def test_a_wrong_answer_points_at_its_own_cell_even_for_the_combined_checks(tmp_
     assert row.failed == (5, 6)
     text = feedback_text(row, reference)
     assert text.count("Look at: cell 16 of your notebook (id `exercise-3`)") == 2
-    assert "the last 3200 chars (the tail) must come after it" in text
+    assert "The last 3200 chars (the tail) come after the note as they are" in text
 
 
 def test_an_imported_answer_is_a_failed_check_not_a_refusal(tmp_path, reference):
