@@ -207,9 +207,8 @@ def open_notebook(page, lab: Lab, name: str, source: Path | None = None) -> None
     page.locator(".jp-Notebook .jp-Cell").first.wait_for()
 
 
-def save_and_reopen(page, lab: Lab, name: str) -> dict:
-    """File > Save Notebook, shut every kernel down (as a server restart would), open the notebook
-    again in a fresh workspace; return the notebook as saved."""
+def save(page, lab: Lab, name: str) -> None:
+    """File > Save Notebook, and wait until the file is written."""
     path = lab.root / name
     before = path.stat().st_mtime_ns
     page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
@@ -217,6 +216,13 @@ def save_and_reopen(page, lab: Lab, name: str) -> dict:
     deadline = time.monotonic() + WAIT_MS / 1000
     while path.stat().st_mtime_ns == before and time.monotonic() < deadline:
         time.sleep(0.1)
+
+
+def save_and_reopen(page, lab: Lab, name: str) -> dict:
+    """File > Save Notebook, shut every kernel down (as a server restart would), open the notebook
+    again in a fresh workspace; return the notebook as saved."""
+    path = lab.root / name
+    save(page, lab, name)
     for kernel in lab.api("GET", "api/kernels"):
         lab.api("DELETE", f"api/kernels/{kernel['id']}")
     page.goto(lab.address(name, workspace=f"{Path(name).stem}-reopened"))
@@ -300,12 +306,29 @@ def test_live_cards_run_finish_replay_unfold_and_reopen_static(lab, page):
     assert rows.first.inner_text().split() == ["1", "index=2", "id=call_1_2", "name=grep", "args+="]
     screenshot(page, "agent_mock_fragments.png")
 
+    # Issue 33: the tab reloaded while its kernel lives: the cards come back live (ipywidgets
+    # restores them from the kernel), with the replay and the unfolded list as they were.
+    save(page, lab, "agent_mock.ipynb")
+    page.reload()
+    cards = page.locator(".jp-Cell").nth(2).locator(".jp-OutputArea-output")
+    cards = cards.filter(has=page.locator("details"))
+    cards.nth(2).get_by_role("button", name="edit & run").wait_for()
+    assert cards.nth(2).get_by_text("replay 1, not sent to the model:").is_visible()
+    assert cards.nth(1).get_by_text("turn 1: 15 fragments for 2 calls").is_visible()
+    assert page.get_by_text("Error displaying widget").count() == 0
+    screenshot(page, "agent_mock_reloaded.png")
+
     saved = save_and_reopen(page, lab, "agent_mock.ipynb")
     outputs = [output for output in saved["cells"][2]["outputs"] if "data" in output]
     assert [set(output["data"]) for output in outputs] == [{"text/plain", "text/html"}] * 3
+    # Saved as the student saw them: the replay under its card, the fragments list unfolded.
+    assert "replay 1, not sent to the model:" in "".join(outputs[2]["data"]["text/plain"])
+    page.get_by_text("replay 1, not sent to the model:").wait_for()
+    page.get_by_text("turn 1: 15 fragments for 2 calls, in arrival order").wait_for()
     page.locator("summary", has_text="✓ read_file(").wait_for()  # static: no kernel needed
     screenshot(page, "agent_mock_reopened.png")
-    assert heads(card_summaries(page)) == ["✓ glob", "✓ grep", "✓ read_file"]
+    # the three cards, and the failed replay under read_file's
+    assert heads(card_summaries(page)) == ["✓ glob", "✓ grep", "✓ read_file", "x read_file"]
     assert page.get_by_text("Error displaying widget").count() == 0
 
 
@@ -372,3 +395,22 @@ def test_the_demo_steps_plays_and_reopens_as_static_tables(lab, widget_state_sav
     screenshot(page, "fragments_demo_reopened.png")
     assert page.locator(".jp-OutputArea-output table").count() == 2  # both static tables
     assert page.get_by_text("Error displaying widget").count() == 0
+
+
+def test_a_notebooks_doc_link_opens_and_the_lab_says_what_comes_next(lab, page):
+    # Issue 33: under `jupyter lab notebooks/` the quizzes' link to ../docs/lab.md was a 404,
+    # and at 7/7 nothing said what to do next. The server's root stands for notebooks/ here.
+    walkthrough = REPO / "notebooks"
+    shutil.copy(walkthrough / "README.md", lab.root / "README.md")
+    open_notebook(page, lab, "04-read-only-tools.ipynb", walkthrough / "04-read-only-tools.ipynb")
+    page.get_by_role("link", name="the notebooks' README").first.click()
+    page.get_by_text("jupyter lab notebooks/").first.wait_for()  # README.md opened, not a 404
+    assert page.get_by_text("File Load Error").count() == 0
+    screenshot(page, "notebooks_readme.png")
+
+    released = REPO / "course_agent" / "lab" / "released" / "day03-lab.ipynb"
+    open_notebook(page, lab, "day03-lab.ipynb", released)
+    heading = page.get_by_role("heading", name="Next: hand in, then day 4")
+    heading.scroll_into_view_if_needed()
+    assert heading.is_visible()
+    assert page.locator(".jp-RenderedMarkdown em", has_text="File Editing and Shell").is_visible()

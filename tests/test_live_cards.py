@@ -6,7 +6,7 @@ import io
 import pytest
 
 from course_agent.loop import run_agent
-from course_agent.notebook.cards import LiveCards, show_events
+from course_agent.notebook.cards import LiveCards, live, show_events
 from course_agent.notebook.cards.fragments import FragmentLog
 from course_agent.notebook.cards.live import MAX_REPLAYS, LiveCard
 from course_agent.notebook.saving import SAVE_STATIC, WIDGET_VIEW
@@ -135,3 +135,25 @@ def test_a_card_without_recorded_fragments_says_so():
     card = LiveCard(ToolCall("c", "glob", "{}"), lambda call: ToolResult(""))
     toggle(card, "fragments (0)")
     assert "no fragments were recorded" in card.fragments.value
+
+
+def test_the_static_form_keeps_the_replays_and_the_open_fragments_list(run, monkeypatch, tmp_path):
+    # Issue 33: a saved card dropped its replays and its unfolded fragments list.
+    left: dict[str, dict] = {}
+    monkeypatch.setattr(live, "remember", lambda model, bundle: left.__setitem__(model, bundle))
+    cards, _ = run
+    card = cards[2]  # read_file
+    card.args.value = '{"file": "src/calc.js"}'
+    card.run()
+    toggle(card, "fragments (")
+    bundle = card._repr_mimebundle_()[0]
+    assert bundle["text/plain"].splitlines()[1:] == [
+        "replay 1, not sent to the model:",
+        'x read_file({"file": "src/calc.js"}) fed back 207 chars - invalid arguments for '
+        'read_file: path: Field required; file: Extra inputs are not permitted (got "s…',
+    ]
+    html = bundle["text/html"]
+    assert html.index("✓") < html.index("replay 1, not sent") < html.index("turn 2: ")
+    assert left[card.box.model_id] == {key: bundle[key] for key in ("text/plain", "text/html")}
+    toggle(card, "fragments")  # folded again: the saved form folds it too
+    assert "turn 2: " not in left[card.box.model_id]["text/html"]

@@ -22,7 +22,7 @@ from course_agent.notebook.merges import (
     merge_by_subscript,
     merge_in_arrival_order,
 )
-from course_agent.notebook.saving import SAVE_STATIC
+from course_agent.notebook.shown_forms import saved_static
 from course_agent.offline.repository import QUESTION
 from course_agent.offline.scripted import ScriptedModel
 from course_agent.protocol import ToolCallDelta, ToolDef
@@ -226,4 +226,4 @@ class FragmentPlayer:
         self, include: Any = None, exclude: Any = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         bundle = self.box._repr_mimebundle_() or {}
-        return {**bundle, **self.demo._repr_mimebundle_()}, SAVE_STATIC
+        return {**bundle, **self.demo._repr_mimebundle_()}, saved_static()

@@ -1,7 +1,8 @@
 """A tool card as a live widget: it runs, finishes in place, replays edited calls, shows fragments.
 
 Displayed, one output carries the widget and the static card beside it, marked so that a saved
-notebook keeps only the static card (see notebook/saving.py). ipywidgets is imported only when a
+notebook keeps only the static card (see notebook/saving.py): the card with the replays and the
+fragments list it shows at the save (notebook/shown_forms.py). ipywidgets is imported only when a
 card is made. Deliberately not handled: sending a replay to the model (it never is).
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from course_agent.notebook.cards.fragments import TurnFragments, fragments_html
 from course_agent.notebook.cards.static import MONO, ToolCard, text_html
-from course_agent.notebook.saving import SAVE_STATIC
+from course_agent.notebook.shown_forms import remember, saved_static
 from course_agent.protocol import ToolCall, ToolResult
 
 __all__ = ["MAX_REPLAYS", "LiveCard"]
@@ -87,14 +88,17 @@ class LiveCard:
                 else f'<div style="{MONO}">no fragments were recorded for this call</div>'
             )
         self._show(self.fragments, visible)
+        self._remember()
 
     def finish(self, result: ToolResult) -> None:
         self.card = ToolCard(self.card.call, result)
         self.header.value = self.card._repr_html_()
+        self._remember()
 
     def stop(self, reason: str) -> None:
         self.card = ToolCard(self.card.call, stopped=reason)
         self.header.value = self.card._repr_html_()
+        self._remember()
 
     def run(self) -> ToolCard:
         """Execute the edited call and show its card under the earlier ones."""
@@ -107,16 +111,35 @@ class LiveCard:
             result = ToolResult(f"the replay raised {type(exc).__name__}: {exc}", ok=False)
         replayed = ToolCard(call, result)
         self.replays = [*self.replays, replayed][-MAX_REPLAYS:]
-        first = number - len(self.replays) + 1
         self.replayed.value = "".join(
-            f'<div style="{MONO}">replay {first + k}, not sent to the model:</div>'
-            f"{card._repr_html_()}"
-            for k, card in enumerate(self.replays)
+            f'<div style="{MONO}">{text_html(label)}</div>{card._repr_html_()}'
+            for label, card in self._replays()
         )
+        self._remember()
         return replayed
+
+    def _replays(self) -> list[tuple[str, ToolCard]]:
+        first = self.replay_count - len(self.replays) + 1
+        return [
+            (f"replay {first + k}, not sent to the model:", card)
+            for k, card in enumerate(self.replays)
+        ]
+
+    def static_bundle(self) -> dict[str, str]:
+        """What the card shows now, as a page without a kernel shows it: the card, its replays,
+        and the fragments list while it is unfolded."""
+        shown = self._replays()
+        plain = "\n".join([str(self.card), *(f"{label}\n{card}" for label, card in shown)])
+        page = self.card._repr_html_() + self.replayed.value
+        if self.fragments.layout.display != "none":
+            page += self.fragments.value
+        return {"text/plain": plain, "text/html": page}
+
+    def _remember(self) -> None:
+        remember(self.box.model_id, self.static_bundle())
 
     def _repr_mimebundle_(
         self, include: Any = None, exclude: Any = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         view = self.box._repr_mimebundle_() or {}
-        return {**view, **self.card._repr_mimebundle_()}, SAVE_STATIC
+        return {**view, **self.static_bundle()}, saved_static()
