@@ -18,6 +18,7 @@ from course_agent.protocol import ToolContext
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.grep_files import GrepArgs, find_rg, run_grep
 from course_agent.tools.guards import ignore as ignore_module
+from course_agent.tools.guards import ignore_file as ignore_file_module
 from course_agent.tools.guards import search as search_module
 from course_agent.tools.guards.ignore import MAX_IGNORE_FILE, IgnoreFile
 from course_agent.tools.guards.keyfiles import is_key_file
@@ -181,7 +182,7 @@ def test_lines_that_need_the_wildcard_matcher_are_capped_per_file(
 ) -> None:
     # A 100,000-line .gitignore of `name7*x*y*z` lines took glob 44 s (pathspec and one huge
     # regex): past MAX_WILDCARD_LINES such lines, the rest are not applied.
-    monkeypatch.setattr(ignore_module, "MAX_WILDCARD_LINES", 10)
+    monkeypatch.setattr(ignore_file_module, "MAX_WILDCARD_LINES", 10)
     lines = [f"line{n}-*x" for n in range(20)]
     rules = IgnoreFile(lines)
     assert rules.verdict("line9-a.x", False) is True
@@ -191,7 +192,7 @@ def test_lines_that_need_the_wildcard_matcher_are_capped_per_file(
 
 def test_names_and_extensions_are_never_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     # A long list of plain names (generated, say) is a set of names: each line costs a lookup.
-    monkeypatch.setattr(ignore_module, "MAX_WILDCARD_LINES", 10)
+    monkeypatch.setattr(ignore_file_module, "MAX_WILDCARD_LINES", 10)
     lines = [f"file{n}.txt" for n in range(50_000)] + ["*.log", "!keep.log", "build/", "x*y"]
     rules = IgnoreFile(lines)
     assert rules.verdict("a/file49999.txt", False) and rules.verdict("b/c.log", False)
@@ -213,7 +214,7 @@ def test_lines_looked_up_mean_what_the_wildcard_says(
     # Names, extensions and plain paths are dict lookups: the same verdicts as the matcher's.
     paths = ["x.py", "a/x.py", " x.py", "build", "a/build", "b.log", "a/b.log", "!x", "x.", "x"]
     fast = IgnoreFile([line])
-    monkeypatch.setattr(ignore_module, "_shape", lambda line: ("wildcard", line.wildcard))
+    monkeypatch.setattr(ignore_file_module, "_shape", lambda line: ("wildcard", line.wildcard))
     slow = IgnoreFile([line])
     for path in paths:
         for is_dir in (False, True):
