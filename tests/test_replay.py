@@ -9,6 +9,7 @@ import pytest
 from gateway import Gateway, Reply, fixture_reply, status_reply
 
 from course_agent.protocol import GatewayError, ModelEvent, TextDelta
+from course_agent.providers import recording as recording_module
 from course_agent.providers import replay as replay_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.http import HttpModel
@@ -213,7 +214,7 @@ def test_recording_one_answer_stops_at_the_cap_a_replay_reads(
 ) -> None:
     # Chunks without end: never silent, so only the request timeout (600 s) ended them, with
     # 1.6 GB written to the recording by then.
-    monkeypatch.setattr(replay_module, "MAX_RECORDING", 64 << 10)
+    monkeypatch.setattr(recording_module, "MAX_RECORDING", 64 << 10)
     chunk = b'data: {"choices": [{"index": 0, "delta": {"content": "a"}}]}\n\n'
     gateway.queue(Reply(parts=itertools.repeat(chunk)))
     recording = tmp_path / "session.jsonl"

@@ -44,7 +44,7 @@ from course_agent.providers.gateway.retries import (
     retry_delay,
 )
 from course_agent.providers.gateway.sse import TooLong, split_lines
-from course_agent.providers.replay import RecordedResponse
+from course_agent.providers.recording import RecordedResponse
 from course_agent.providers.wire import WireFormat
 from course_agent.safety.events import encodable, redacted_events
 from course_agent.safety.redaction import known_secrets, redact, remember_secrets

@@ -30,12 +30,10 @@ __all__ = [
     "REDACTED",
     "StreamRedactor",
     "encoded_forms",
-    "held_tail",
     "key_cutter",
     "known_secrets",
     "redact",
     "redact_cut",
-    "redact_open",
     "remember_secrets",
 ]
 
@@ -153,24 +151,13 @@ def _cutter(secrets: tuple[str, ...]) -> _Cutter:
 
 def key_cutter(secrets: Iterable[str]) -> _Cutter:
     """The compiled cutter for `secrets`, for a channel that cuts many pieces: `.cut(text,
-    open_end=...)` and `.held(text)` (see redact_open and held_tail)."""
+    open_end=...)` and `.held(text)` (see StreamRedactor)."""
     return _cutter(tuple(sorted({secret for secret in secrets if secret})))
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """`text` with every spelling of every non-empty secret replaced by [redacted], in one pass."""
     return key_cutter(secrets).cut(text)
-
-
-def redact_open(text: str, secrets: Iterable[str]) -> str:
-    """`redact`, but a prefix of a key that runs to the end of `text` is kept: the next piece of
-    a stream may make it a whole key (see StreamRedactor)."""
-    return key_cutter(secrets).cut(text, open_end=True)
-
-
-def held_tail(text: str, secrets: Iterable[str]) -> int:
-    """How many characters at the end of `text` could be the start of a key (to hold back)."""
-    return key_cutter(secrets).held(text)
 
 
 def redact_cut(

@@ -53,7 +53,6 @@ __all__ = [
     "too_slow",
     "unknown_encoding",
     "wait_too_long",
-    "without_secrets",
 ]
 
 EXCERPT = 200  # characters of a gateway's own words quoted in a message
@@ -81,15 +80,10 @@ def size(count: int) -> str:
 def excerpt(text: str, secrets: Sequence[str] = (), limit: int = EXCERPT) -> str:
     """`text` redacted, then on one line, then cut to `limit` characters: in that order, so a cut
     never leaves the start of a key that redaction would have recognised whole (redact_cut)."""
-    flat = " ".join(without_secrets(text, secrets).split())
+    flat = " ".join(redact(text, secrets).split())  # every spelling, escaped or not
     if len(flat) <= limit:
         return flat
     return redact_cut(flat, limit - 3, secrets, was_cut=True)[0] + "..."
-
-
-def without_secrets(text: str, secrets: Sequence[str]) -> str:
-    """`text` redacted: every spelling of a key, escaped (JSON's \\u0073, URL's %73) or not."""
-    return redact(text, secrets)
 
 
 def error_summary(payload: Any, secrets: Sequence[str] = ()) -> str:
