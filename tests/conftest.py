@@ -125,8 +125,9 @@ KERNEL_NAMES = {
 }  # fmt: skip
 SLOW_FILES = {
     "test_browser.py", "test_lab_class.py", "test_lab_extensions.py", "test_lab_grade.py",
-    "test_lab_handin.py", "test_lab_jail.py", "test_lab_judge.py", "test_lab_kernel.py",
-    "test_lab_kernel_spec.py", "test_lab_progress.py", "test_lab_release.py",
+    "test_lab_handin.py", "test_lab_handin_command.py", "test_lab_jail.py", "test_lab_judge.py",
+    "test_lab_kernel.py", "test_lab_kernel_spec.py", "test_lab_layouts.py", "test_lab_progress.py",
+    "test_lab_release.py",
     "test_notebooks.py",
 }  # fmt: skip
 

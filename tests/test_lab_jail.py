@@ -319,9 +319,9 @@ def test_without_cgroups_resource_limits_cap_memory_and_cpu(
 
 
 def test_a_sandbox_that_fails_to_start_leaves_nothing_behind(tmp_path: Path) -> None:
-    km = kernel_manager(tmp_path, limits=LIMITS)
+    km = kernel_manager(tmp_path / "missing", limits=LIMITS)
     with pytest.raises(FileNotFoundError):  # its cgroups were made, then the launch failed
-        asyncio.run(km.start_kernel(cwd=str(tmp_path / "missing")))
+        asyncio.run(km.start_kernel(cwd=str(tmp_path)))
     assert km.cgroups is not None and km.cgroups.folders.keys() == cgroup_folders().keys()
     assert not any(folder.exists() for folder in km.cgroups.folders.values())
     assert km.channel is not None and not km.channel.exists()

@@ -117,13 +117,17 @@ def test_a_run_keeps_a_bounded_amount_of_output_and_each_cells_reply() -> None:
     assert replies[2]["content"]["evalue"] == "the reply names it"
 
 
-def test_a_kernel_started_in_a_relative_folder_runs_there(
+def test_a_kernel_given_a_relative_folder_imports_its_helper_modules_from_a_fresh_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # `course-agent lab execute labs/source/day03-lab.ipynb` hands the kernel a relative folder;
-    # the sandbox binds absolute paths only, and the kernel died before it answered.
+    # the sandbox binds absolute paths only, and the kernel died before it answered. The kernel
+    # runs in a fresh folder of its own, the folder's helper modules copied in (lab/private.py).
     (tmp_path / "labs" / "source").mkdir(parents=True)
+    (tmp_path / "labs" / "source" / "helper.py").write_text("ANSWER = 42\n")
     monkeypatch.chdir(tmp_path)
-    nb = notebook("import os\nprint(os.getcwd())")
+    nb = notebook("import os\nprint(os.getcwd())", "from helper import ANSWER\nprint(ANSWER)")
     assert run_notebook(nb, timeout=30, cwd=Path("labs/source"), sandbox=True) == ""
-    assert streamed(nb.cells[0]).strip() == str(tmp_path / "labs" / "source")
+    ran_in = Path(streamed(nb.cells[0]).strip())
+    assert ran_in.name.startswith("course-agent-private-") and not ran_in.exists()
+    assert streamed(nb.cells[1]) == "42\n"

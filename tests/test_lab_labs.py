@@ -48,3 +48,14 @@ def test_a_notebook_is_told_by_its_cells_even_with_half_of_them_gone(release, la
 def test_a_notebook_of_no_lab_is_told_so() -> None:
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", id="mine")])
     assert detect_lab(nb) is None
+
+
+@pytest.mark.parametrize(
+    ("release", "lab"), [(MAIN, "day03-lab"), (EXTENSIONS, "day03-extensions")]
+)
+def test_a_notebook_without_cell_ids_is_told_by_its_locked_cells_content(release, lab) -> None:
+    nb = nbformat.read(release, as_version=4)
+    nb.nbformat_minor = 4  # as nbformat 4.4 saved it: no ids
+    for cell in nb.cells:
+        del cell["id"]
+    assert detect_lab(nb).name == lab

@@ -182,3 +182,40 @@ def test_a_disguised_cell_neither_replaces_a_locked_one_nor_keeps_an_output(disg
     assert theirs
     assert all((c.outputs, c.execution_count) == ([], None) for c in theirs)
     nbformat.validate(restored)
+
+
+def without_ids(nb: Any) -> Any:
+    """`nb` as nbformat 4.4 saves it: no cell has an id."""
+    nb = nbformat.from_dict(nbformat.v4.upgrade(nb))
+    nb.nbformat_minor = 4
+    for each in nb.cells:
+        each.pop("id", None)
+    return nb
+
+
+def test_a_notebook_without_ids_is_restored_as_the_same_one_with_them() -> None:
+    # nbformat 4.4 saves no ids: the locked cells are found by their content, the exercise by
+    # its place between them, so the solved lab runs as it was written, not as added cells.
+    def solve(nb: Any) -> None:
+        cell(nb, "exercise").source = "def answer(): return 42"
+        cell(nb, "explore").source = "print(answer())"
+
+    given = restore(without_ids(student(solve)), reference())
+    assert ids(given) == ids(reference())
+    assert [each.source for each in given.cells] == [
+        each.source for each in restore(student(solve), reference()).cells
+    ]
+
+
+def test_an_added_cell_in_a_notebook_without_ids_stays_where_it_was() -> None:
+    def solve_and_add(nb: Any) -> None:
+        cell(nb, "exercise").source = "def answer(): return 42"
+        nb.cells.insert(3, v4.new_code_cell("helper = 1"))  # between the exercise and check
+
+    given = restore(without_ids(student(solve_and_add)), reference())
+    sources = [each.source for each in given.cells]
+    assert len(sources) == len(reference().cells) + 1  # the student's copies of locked cells go
+    assert sources.index("def answer(): return 42") < sources.index("helper = 1")
+    assert sources.index("import lab") < sources.index("def answer(): return 42")
+    assert sources.index("helper = 1") < sources.index("check()")
+    assert cell(given, "check").source == "check()" and cell(given, "selftest").outputs

@@ -96,8 +96,9 @@ def run_judged(
             on_reply=replies.__setitem__,
             limits=limits or Limits(),
             sandbox=sandbox,
-            # In the sandbox the copy is bound over the package; outside, first on the path.
-            binds=[(package / PACKAGE.name, PACKAGE)] if stripped and sandbox else (),
+            # In the sandbox the copy is wherever Python could find the package; outside, first
+            # on the path.
+            package=package / PACKAGE.name if stripped and sandbox else None,
             pythonpath=package if stripped and not sandbox else None,
         )
         outputs = [list(cell.get("outputs", [])) for cell in nb.cells[first:]]
@@ -156,8 +157,9 @@ def grade_one(
     written = tuple((title, redact(text, hidden)) for title, text in written_answers(nb, lab))
     try:
         reference = _reference(lab.name)
+        # path.parent: its helper modules are copied into the kernel's own folder (private.py)
         problem, report = run_judged(
-            restore(nb, reference), timeout, lab, limits=limits, sandbox=sandbox
+            restore(nb, reference), timeout, lab, path.parent, limits=limits, sandbox=sandbox
         )
     except Exception as exc:  # the kernel would not start, or nbclient gave up on it
         return replace(row(f"could not run: {type(exc).__name__}: {exc}"[:160]), written=written)

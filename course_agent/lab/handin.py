@@ -15,8 +15,6 @@ CI; the instructor's grade runs the grader).
 from __future__ import annotations
 
 import copy
-import shutil
-import tempfile
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
@@ -32,6 +30,7 @@ from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.labs import LABS
 from course_agent.lab.nbval_kernels import start_kernel
 from course_agent.lab.notebook_file import read_notebook
+from course_agent.lab.private import discard, private_folder
 from course_agent.lab.restore import released_path, restore
 from course_agent.selftest.lab import Check, SelftestReport
 
@@ -74,16 +73,18 @@ PLAIN_KERNELS = (
 
 
 class JailedNotebook(IPyNbFile):
-    """nbval's notebook, its kernel in the grading sandbox in a fresh folder of its own (the
-    notebook's folder, which holds labs/conftest.py, stays out of its reach), or, where no
-    sandbox starts, a plain kernel without keys there."""
+    """nbval's notebook, its kernel in the grading sandbox in a fresh folder of its own, the
+    helper modules beside the notebook copied in (the notebook's folder, which holds
+    labs/conftest.py, stays out of its reach), or, where no sandbox starts, a plain kernel
+    without keys there."""
 
     folder: Path | None = None
 
     def setup(self) -> None:
         if problem := sandbox_problem():
             warnings.warn(NoSandbox(f"{problem}: {PLAIN_KERNELS}"), stacklevel=1)
-        self.folder = Path(tempfile.mkdtemp(prefix="course-agent-handin-"))
+        # A fresh folder, the helper modules beside the notebook copied in (lab/private.py).
+        self.folder = private_folder(self.path.parent)
         startup = self.config.option.nbval_kernel_startup_timeout
         self.kernel = start_kernel(self.folder, startup, sandbox=not problem)
         self.setup_sanitize_files()
@@ -96,7 +97,7 @@ class JailedNotebook(IPyNbFile):
             if hasattr(manager, "release"):  # a dead one's sandbox: its cgroups, its sockets
                 manager.release()
             if self.folder is not None:
-                shutil.rmtree(self.folder, ignore_errors=True)
+                discard(self.folder)
 
 
 class ReleasedLab(JailedNotebook):
@@ -140,7 +141,8 @@ class ReleasedLab(JailedNotebook):
             )
             # In a sandbox where bubblewrap can start (the student's CI may have none).
             sandbox = not sandbox_problem()  # "" when bubblewrap makes one here
-            problem, report = run_judged(copy.deepcopy(self.nb), timeout, lab, sandbox=sandbox)
+            nb, beside = copy.deepcopy(self.nb), self.path.parent  # its helper modules
+            problem, report = run_judged(nb, timeout, lab, beside, sandbox=sandbox)
             if report is None:
                 checks = [
                     Check(number, part.name, False, f"{part.name}: {problem}")

@@ -1,9 +1,10 @@
 """A grading kernel in a bubblewrap sandbox: it, and all it starts, reach nothing but themselves.
 
 Own PID, network, IPC, UTS and user namespaces, no capabilities, an empty environment but for a
-few harmless names, a read-only view of the system, the interpreter and the package, one private
-writable folder, and caps on memory, processes and CPU (cgroups where the grader may create them,
-else resource limits), and a wall deadline per notebook. The grader talks to the kernel over
+few harmless names, a read-only view of the system and of Python (python_view.py: the package's
+given copy wherever it could be imported), one fresh private writable folder (private.py), caps
+on memory, processes and CPU (cgroups where the grader may create them, else resource limits),
+and a wall deadline per notebook. The grader talks to the kernel over
 unix sockets in a folder bound in.
 Deliberately not handled: disk quotas (the private folder is in the grader's temporary folder),
 machines where bubblewrap cannot start (`sandbox_problem` says why; the caller decides).
@@ -17,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import site
 import subprocess
 import sys
 import tempfile
@@ -30,6 +30,8 @@ from typing import Any
 
 from course_agent.lab.cgroups import Cgroups, cgroup_folders
 from course_agent.lab.kernel_spec import current_env_kernels
+from course_agent.lab.private import discard, private_folder
+from course_agent.lab.python_view import python_view
 
 __all__ = [
     "GB",
@@ -98,27 +100,16 @@ def _binds(mounts: Sequence[tuple[Path, Path]], flag: str) -> list[str]:
     return [arg for source, target in mounts for arg in (flag, str(source), str(target))]
 
 
-def _readable() -> list[tuple[Path, Path]]:
-    """The interpreter, its site-packages and this package: read-only, each where it is."""
-    import course_agent
-
-    package = Path(course_agent.__file__).resolve().parent
-    folders = {Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).resolve().parent}
-    folders |= {Path(folder) for folder in site.getsitepackages()}
-    # An editable install imports the package from its checkout: only the package folder is
-    # bound, never the checkout around it, which may hold a .env.
-    folders = {folder.resolve() for folder in folders if folder.is_dir()}
-    return [(folder, folder) for folder in sorted(folders)] + [(package, package)]
-
-
 def jail_command(
     private: Path,
     limits: Limits,
-    binds: Sequence[tuple[Path, Path]] = (),
+    package: Path | None = None,
     channel: Path | None = None,
 ) -> list[str]:
     """bwrap's arguments up to the command: the sandbox of one kernel, `private` its writable
-    folder, `channel` (bound where it is) the one of the unix sockets to the grader."""
+    folder, `package` the copy of course_agent it sees wherever Python would find the package
+    (default: this process's own), `channel` (bound where it is) the one of the unix sockets to
+    the grader."""
     command = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user"]
     command += ["--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     command += ["--hostname", "sandbox", "--clearenv"]
@@ -135,7 +126,8 @@ def jail_command(
     command += _binds([(path, path) for path in etc if path.exists()], "--ro-bind")
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += ["--size", str(limits.memory), "--tmpfs", "/tmp"]
-    command += _binds(_readable(), "--ro-bind") + _binds(binds, "--ro-bind")
+    # Of Python, only what the interpreter needs, `package` wherever course_agent could be found.
+    command += python_view(package, environ.get("PYTHONPATH")).arguments()
     command += ["--bind", str(private), str(private)]
     if channel is not None:
         command += ["--bind", str(channel), str(channel)]
@@ -161,9 +153,10 @@ class _Sandbox:
     bwrap, moves the connection to unix sockets, and watches the limits."""
 
     limits = Limits()
-    private: Path | None = None  # None: the folder the kernel is started in (nbgrader's, nbval's)
+    private: Path | None = None  # None: one of its own, made as it starts (nbgrader's, nbval's)
+    made: Path | None = None  # the private folder this sandbox made, and removes
     channel: Path | None = None  # the connection file and the sockets
-    binds: Sequence[tuple[Path, Path]] = ()
+    package: Path | None = None  # the course_agent it sees (None: this process's own)
     cgroups: Cgroups | None = None
     process: subprocess.Popen | None = None
     done: threading.Event | None = None  # set when the sandbox is released
@@ -176,7 +169,10 @@ class _Sandbox:
         return spec
 
     async def _async_pre_start_kernel(self, **kw: Any) -> Any:
-        self.private = self.private or Path(kw.get("cwd") or os.getcwd()).resolve()
+        if self.private is None:  # the folder asked for (nbgrader's autograded/) is never it
+            asked = kw.get("cwd")
+            self.private = self.made = private_folder(None if asked is None else Path(asked))
+        kw["cwd"] = str(self.private)
         # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
         short = "/tmp" if os.access("/tmp", os.W_OK) else None
         self.channel = channel = Path(tempfile.mkdtemp(prefix="course-agent-kernel-", dir=short))
@@ -198,7 +194,7 @@ class _Sandbox:
         enter = [sys.executable, "-I", "-S", "-c", ENTER, json.dumps(setup)]
         inner = super().format_kernel_cmd(extra_arguments)  # type: ignore[misc]
         private = self.private or Path.cwd()  # set by _async_pre_start_kernel, which runs first
-        jail = jail_command(private, self.limits, self.binds, self.channel)
+        jail = jail_command(private, self.limits, self.package, self.channel)
         return [*enter, *jail, *inner]
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
@@ -256,7 +252,9 @@ class _Sandbox:
         if self.cgroups is not None:
             self.cgroups.remove()
         if self.channel is not None:
-            shutil.rmtree(self.channel, ignore_errors=True)
+            discard(self.channel)
+        if self.made is not None:  # what the kernel wrote: removed, no link in it followed
+            discard(self.made)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart)  # type: ignore[misc]
@@ -289,22 +287,24 @@ def _blocking_jailed_kernels() -> type:
 
 
 def kernel_manager(
-    folder: Path, *, limits: Limits | None = None, binds: Sequence[tuple[Path, Path]] = ()
+    folder: Path, *, limits: Limits | None = None, package: Path | None = None
 ) -> Any:
-    """An (async) KernelManager whose kernel runs jailed with `folder` as its one writable place;
-    for nbclient's `NotebookClient(km=...)`. `binds`: more read-only (source, target) pairs.
+    """An (async) KernelManager whose kernel runs jailed with `folder` (fresh, private.py's) as
+    its one writable place; for nbclient's `NotebookClient(km=...)`. `package`: the copy of
+    course_agent the kernel sees wherever Python would find the package (default: this one).
 
     The connection file and the unix sockets are in a folder of their own while the kernel runs;
     its shutdown (or cleanup_resources, or `release()`) kills what is left, removes its cgroups
     and that folder.
     """
     manager = jailed_kernels()()
-    manager.limits, manager.private, manager.binds = limits or Limits(), folder, tuple(binds)
+    manager.limits, manager.private, manager.package = limits or Limits(), folder, package
     return manager
 
 
 def blocking_kernel_manager(**kwargs: Any) -> Any:
     """A blocking KernelManager (jupyter_client's own, `kwargs` its traits) whose kernel runs
-    jailed in the folder it is started in (`start_kernel(cwd=...)`), under `Limits()`: for
-    nbval's kernel in the hand-in (lab/handin.py)."""
+    jailed in a private folder of its own, the helper modules of the folder it is started in
+    (`start_kernel(cwd=...)`) copied there, under `Limits()`: for nbval's kernel in the hand-in
+    (lab/handin.py)."""
     return _blocking_jailed_kernels()(**kwargs)

@@ -19,12 +19,13 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from course_agent.lab.jail import Limits, kernel_manager
 from course_agent.lab.kernel_spec import current_env_kernels
+from course_agent.lab.private import discard, private_folder
 from course_agent.lab.wire import Wire
 
 # nbclient, jupyter_client and ipykernel are the test extra's (and the `lab` extra's): they are
@@ -111,30 +112,34 @@ def run_notebook(
     *,
     limits: Limits | None = None,
     sandbox: bool = False,
-    binds: Sequence[tuple[Path, Path]] = (),
+    package: Path | None = None,
     pythonpath: Path | None = None,
 ) -> str:
     """Execute `nb` in place in a fresh kernel; "" or what stopped the run.
 
-    The kernel starts in `cwd`, or in a new empty folder (then nothing beside the notebook, a
-    `.env` say, is at hand). An exception inside a cell does not stop the run (its output is
-    stored, as in JupyterLab, up to OUTPUT_LIMIT bytes in all); a cell running over
-    `timeout` seconds, the whole run over `limits.wall_seconds`, or a dying kernel, does, and
-    `describe(index)` names that cell in the message. `on_reply(index, reply)` gets the kernel's
-    reply to each cell that ran (its status; for an error, its name and text).
+    The kernel starts in a new folder of its own, the `*.py` modules directly in `cwd` (the
+    notebook's folder) copied in (lab/private.py), and nothing else beside the notebook (a `.env`
+    say) at hand; what it writes there is discarded, no link in it followed. An exception inside
+    a cell does not stop the run (its output is stored, as in JupyterLab, up to OUTPUT_LIMIT
+    bytes in all); a cell running over `timeout` seconds, the whole run over
+    `limits.wall_seconds`, or a dying kernel, does, and `describe(index)` names that cell in the
+    message. `on_reply(index, reply)` gets the kernel's reply to each cell that ran (its status;
+    for an error, its name and text).
     With `sandbox`, the kernel runs in `jail.kernel_manager`'s sandbox under `limits` (default
-    `Limits()`), that folder its only writable one, `binds` more read-only folders. Outside a
-    sandbox, `pythonpath` goes first on the kernel's import path (lab/strip.py's copy).
+    `Limits()`), that folder its only writable one, `package` the copy of course_agent it sees
+    wherever Python would find the package (lab/strip.py's). Outside a sandbox, `pythonpath`
+    goes first on the kernel's import path (the same copy).
     """
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     started: list[int] = []  # cell indexes in the order they started: the last one is running
     # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
     # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
-    with tempfile.TemporaryDirectory(prefix="course-agent-run-", ignore_cleanup_errors=True) as tmp:
-        folder = (cwd or Path(tmp)).resolve()  # bwrap binds absolute paths only
+    tmp = tempfile.mkdtemp(prefix="course-agent-run-")
+    try:
+        folder = private_folder(cwd, inside=tmp)  # absolute: bwrap binds absolute paths only
         if sandbox:
-            km = kernel_manager(folder, limits=limits or Limits(), binds=binds)
+            km = kernel_manager(folder, limits=limits or Limits(), package=package)
         else:
             km = current_env_kernels()(kernel_name="current-env")
         km.wire = Wire(stop=lambda why: stop_kernel(km, why))
@@ -182,6 +187,8 @@ def run_notebook(
                 deadline.cancel()
             if hasattr(km, "release"):
                 km.release()
+    finally:
+        discard(Path(tmp))
     return ""
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from course_agent.lab.restore import is_locked, released_path
+from course_agent.lab.restore import is_locked, released_path, same_source
 from course_agent.selftest.extensions import EXTENSION_PARTS
 from course_agent.selftest.judge import Part
 from course_agent.selftest.lab import PARTS
@@ -143,17 +143,26 @@ def find_lab(name: str) -> Lab:
 
 
 @functools.cache
-def _locked_ids(name: str) -> frozenset[str]:
+def _locked(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The ids of the release's locked cells, and their contents (restore.same_source)."""
     import nbformat
 
     reference = nbformat.read(LABS[name].released, as_version=4)
-    return frozenset(cell.id for cell in reference.cells if is_locked(cell))
+    cells = [cell for cell in reference.cells if is_locked(cell)]
+    return frozenset(cell.id for cell in cells), frozenset(map(same_source, cells))
 
 
 def detect_lab(nb: Any) -> Lab | None:
-    """The lab whose released locked cells `nb` shares most of; None if it shares none."""
-    ids = {cell.get("id") for cell in nb.cells}
-    shared = {name: len(ids & _locked_ids(name)) for name in LABS if LABS[name].released.is_file()}
+    """The lab whose released locked cells `nb` shares most of, by id, or by content where its
+    cells have no id (nbformat 4.4); None if it shares none."""
+    ids = {cell.get("id") for cell in nb.cells if cell.get("id")}
+    sources = {same_source(cell) for cell in nb.cells if not cell.get("id")}
+
+    def shared_with(name: str) -> int:
+        locked_ids, locked_sources = _locked(name)
+        return len(ids & locked_ids) + len(sources & locked_sources)
+
+    shared = {name: shared_with(name) for name in LABS if LABS[name].released.is_file()}
     best = max(shared, key=shared.__getitem__, default=None)
     return LABS[best] if best is not None and shared[best] else None
 

@@ -22,6 +22,7 @@ from typing import Any
 from course_agent.lab.checkout import installed, reference_for
 from course_agent.lab.classroom import add_parser, main_classroom
 from course_agent.lab.grade import run_judged
+from course_agent.lab.handin_command import add_handin_parser, main_handin
 from course_agent.lab.labs import LABS, SELFTEST_CELL, detect_lab, write_notebook
 from course_agent.lab.restore import is_locked
 
@@ -222,15 +223,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="longest a single cell may run (default 120)",
     )
     add_parser(commands)
+    add_handin_parser(commands)
     return parser
 
 
 def main_lab(argv: Sequence[str] | None = None) -> int:
-    """`course-agent lab release SOURCE DEST` / `lab execute SOURCE` / `lab classroom DEST`: 0 done,
-    1 refused, 2 usage."""
+    """`course-agent lab release SOURCE DEST` / `lab execute SOURCE` / `lab classroom DEST` /
+    `lab handin [NOTEBOOK]`: 0 done, 1 refused (a hand-in: a check failed), 2 usage."""
     args = build_parser().parse_args(argv)
     if args.command == "classroom":
         return main_classroom(args)
+    if args.command == "handin":
+        return main_handin(args)
     if not args.source.is_file():
         print(
             f"course-agent lab: {args.source} is not a file; give the solution notebook, "
