@@ -3,7 +3,8 @@
 
 `layouts(root, venv)` gives {name: Layout}: "regular" (the install itself), "editable" (setuptools'
 finder mapping the package to a checkout), "src" (the same, the checkout under <venv>/src/, as
-`pip install -e git+URL` puts it), "pth" (a compat editable: the checkout's root in a .pth).
+`pip install -e git+URL` puts it, and a compat editable's .pth naming the other checkout's root:
+two places at once).
 Each checkout is a copy of this one (package with bytecode, labs/, a .env holding KEY).
 """
 
@@ -109,8 +110,6 @@ def layouts(root: Path, venv: Path) -> dict[str, Layout]:
     src = _copy(venv, root / "src-venv")
     inside = _checkout(src / "src" / "course-agent")
     _editable(src, inside / "course_agent")
+    (_site(src) / "course_agent-compat.pth").write_text(f"{checkout}\n")
     made["src"] = Layout(src, inside)
-    pth = _copy(venv, root / "pth-venv")
-    (_site(pth) / "__editable__.course_agent-0.1.0.pth").write_text(f"{checkout}\n")
-    made["pth"] = Layout(pth, checkout)
     return made

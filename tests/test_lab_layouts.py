@@ -16,6 +16,7 @@ import json
 import os
 import re
 import subprocess
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -34,28 +35,29 @@ IMPORTS = {
     3: "from course_agent.truncate import truncate_result",
 }
 
-# The probe: every file under / but /proc, /sys and /dev, links not followed, each named file
-# counted and a `.env` noted; read, each file that can hold Python, its bytecode or a notebook
-# (SUFFIXES) outside the system's own folders, which jail.py binds whole from the host.
-# The markers come as hex, so that no file the kernel writes (IPython's history) holds them.
-SUFFIXES = (".py", ".pyc", ".pyi", ".pth", ".ipynb", ".json", ".txt", ".cfg", ".toml", ".env")
+# The probe: every file under / but /proc, /sys, /dev and the system's own folders (which jail.py
+# binds whole from the host, and no install writes into), links not followed; each one named
+# `.env*` noted, each that can hold Python source, bytecode or a notebook (SUFFIXES) read, but
+# for the standard library's own modules (its site-packages is read). The markers come as hex,
+# so that no file the kernel writes (IPython's history) holds them.
+SUFFIXES = (".py", ".pyc", ".pyi", ".pth", ".ipynb", ".zip", ".egg")
+SYSTEM = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "etc", "proc", "sys", "dev")
 PROBE = """\
-import json, os, re, stat
-_markers = {name: bytes.fromhex(value) for name, value in json.loads(%r).items()}
-_named = {marker: name for name, marker in _markers.items()}
-_any = re.compile(b"|".join(map(re.escape, sorted(_named, key=len, reverse=True))))
-_system = ("/usr/", "/bin/", "/sbin/", "/lib", "/etc/")
+import json, os, stat
+_markers = {bytes.fromhex(value): name for name, value in json.loads(%r).items()}
+_stdlib, _suffixes = %r, %r
 _found = {"hits": {}, "envs": [], "files": 0, "read": 0}
 _found["key in environment"] = %r in repr(os.environ)
 for _top, _dirs, _files in os.walk("/"):
     if _top == "/":
-        _dirs[:] = [name for name in _dirs if name not in ("proc", "sys", "dev")]
+        _dirs[:] = [name for name in _dirs if name not in %r]
     for _name in _files:
         _path = os.path.join(_top, _name)
         _found["files"] += 1
         if _name.startswith(".env"):
             _found["envs"].append(_path)
-        if _path.startswith(_system) or not _name.endswith(%r):
+        _own = _path.startswith(_stdlib + "/") and "-packages/" not in _path
+        if _own or not _name.endswith(_suffixes):
             continue
         try:
             _fd = os.open(_path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -66,7 +68,7 @@ for _top, _dirs, _files in os.walk("/"):
                 continue
             _data = _file.read()
         _found["read"] += 1
-        _seen = sorted({_named[match] for match in _any.findall(_data)})
+        _seen = [name for marker, name in _markers.items() if marker in _data]
         if _seen:
             _found["hits"][_path] = _seen
 print("PROBE " + json.dumps(_found))
@@ -104,7 +106,7 @@ def _graded_function(module: str, name: str) -> Any:
 
 def markers(install: Path) -> dict[str, bytes]:
     """Pieces of each graded function and of the solution found in no file of the stripped
-    copy, nor in another package of `install` (a venv): up to three source lines each, and each
+    copy, nor in another package of `install` (a venv): up to two source lines each, and each
     function's bytecode."""
     copy = stripped_package(LAB)
     corpus = b"\0".join(path.read_bytes() for path in copy.rglob("*") if path.is_file())
@@ -120,17 +122,17 @@ def markers(install: Path) -> dict[str, bytes]:
     for name, source in (sources | stored).items():
         lines = [line.strip() for line in source.splitlines()[1:]]
         lines = [line for line in lines if len(line) >= 24 and not line.startswith("#")]
-        for number, line in enumerate([x for x in lines if x.encode() not in corpus][:3], 1):
+        for number, line in enumerate([x for x in lines if x.encode() not in corpus][:2], 1):
             found[f"{name}, line {number}"] = line.encode()
     for module, name in LAB.stripped:
         code = _graded_function(module, name).__code__.co_code
         if len(code) >= 40 and code not in corpus:
             found[f"{name}, bytecode"] = code
-    others = re.compile(b"|".join(map(re.escape, sorted(found.values(), key=len, reverse=True))))
     elsewhere: set[bytes] = set()
     for path in next((install / "lib").glob("python3*/site-packages")).rglob("*.py"):
         if "course_agent" not in path.parts:
-            elsewhere |= set(others.findall(path.read_bytes()))
+            data = path.read_bytes()
+            elsewhere |= {marker for marker in found.values() if marker in data}
     found = {name: marker for name, marker in found.items() if marker not in elsewhere}
     found["the key"] = KEY.encode()
     return found
@@ -161,20 +163,16 @@ def built(tmp_path_factory: pytest.TempPathFactory, lab_install: Path) -> dict[s
     every += (checkout / ".env").read_bytes()
     missing = [name for name, marker in found.items() if marker not in every]
     assert not missing, missing
-    probe = PROBE % (json.dumps({name: m.hex() for name, m in found.items()}), KEY, SUFFIXES)
+    hexes = json.dumps({name: marker.hex() for name, marker in found.items()})
+    probe = PROBE % (hexes, sysconfig.get_path("stdlib"), SUFFIXES, KEY, SYSTEM)
     notebook = submission(root / "elsewhere" / "imports.ipynb", IMPORTS, [probe])
     return {"layouts": made, "notebook": notebook, "markers": found}
 
 
 # (layout, folder the grader starts in): "checkout" is `python -m` from the checkout, whose own
 # course_agent/ then comes first on the grader's path.
-CASES = [
-    ("regular", "elsewhere"),
-    ("regular", "checkout"),
-    ("editable", "checkout"),
-    ("src", "elsewhere"),
-    ("pth", "elsewhere"),
-]
+# (The regular install graded elsewhere sees only its site-packages: one of the places here.)
+CASES = [("regular", "checkout"), ("editable", "checkout"), ("src", "elsewhere")]
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +201,7 @@ def test_no_file_in_the_sandbox_holds_an_answer_a_env_or_the_key(
     found = probed[layout, folder]
     probe = found["probe"]
     assert isinstance(probe, dict), probe  # the probe ran and printed its findings
-    assert probe["files"] > 1000  # it read the standard library and site-packages
+    assert probe["read"] > 1000  # it read site-packages
     assert probe["hits"] == {}
     assert probe["envs"] == [] and not probe["key in environment"]
 
@@ -215,20 +213,19 @@ def test_the_imports_only_lab_scores_two_of_seven(probed: dict, layout: str, fol
 
 
 def test_the_readme_grade_inside_the_checkout_gives_two_of_seven(built: dict) -> None:
-    for name in ("regular", "editable"):
-        layout = built["layouts"][name]
-        csv = built["notebook"].parent / f"{name}.csv"
-        command = [layout.python, "-m", "course_agent", "grade", str(built["notebook"])]
-        done = subprocess.run(
-            [*command, "--csv", str(csv)],
-            cwd=layout.checkout,
-            env=environment(layout),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        assert re.search(r"\b2/7\b", done.stdout), done.stdout
+    # `python -m course_agent grade` in the checkout gave 7/7: the grader imported the checkout.
+    layout = built["layouts"]["regular"]
+    command = [layout.python, "-m", "course_agent", "grade", str(built["notebook"])]
+    done = subprocess.run(
+        [*command, "--csv", str(built["notebook"].parent / "grades.csv")],
+        cwd=layout.checkout,
+        env=environment(layout),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(r"\b2/7\b", done.stdout), done.stdout
 
 
 def test_the_readme_hand_in_from_the_repository_root_passes_two_checks(built: dict) -> None:
