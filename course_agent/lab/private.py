@@ -30,11 +30,13 @@ def _read_helper(path: Path) -> bytes | None:
         fd = os.open(path, flags)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(file.fileno())
+    try:
+        info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > HELPER_BYTES:
             return None
-        data = file.read(HELPER_BYTES + 1)
+        data = os.read(fd, HELPER_BYTES + 1)  # one read: a regular file gives what it has
+    finally:
+        os.close(fd)
     return data if len(data) <= HELPER_BYTES else None
 
 

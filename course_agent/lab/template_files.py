@@ -56,8 +56,8 @@ jupyter lab labs/{notebook}
    failed check saying what to write.
 2. Solve the exercises, each in its own cell, and run the self-test cell again until it shows
    full marks.
-3. Check it as the grader will: *Kernel > Restart Kernel and Run All Cells*, save, then from this
-   folder:
+3. Check it as the grader will: *Kernel > Restart Kernel and Run All Cells*, save, then run
+   `course-agent lab handin` here or in `labs/`; it runs, from this folder:
 
    ```bash
    {handin}
