@@ -14,6 +14,7 @@ import site
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -259,6 +260,26 @@ def test_the_sandbox_binds_no_checkout_and_no_etc_beyond_the_loaders(tmp_path: P
     ]
     writable = [command[i + 1 : i + 3] for i, arg in enumerate(command) if arg == "--bind"]
     assert writable == [[str(tmp_path), str(tmp_path)]]
+
+
+def test_of_python_only_the_interpreters_own_paths_are_bound_never_a_prefix(
+    tmp_path: Path,
+) -> None:
+    # All of sys.prefix was bound: an editable install under <venv>/src/ showed its whole
+    # checkout, .env included, and a key kept in <venv>/bin/activate was readable.
+    command = jail_command(tmp_path, Limits())
+    bound = {command[i + 2] for i, arg in enumerate(command) if arg == "--ro-bind"}
+    prefixes = {sys.prefix, sys.base_prefix, str(Path(sys.executable).parent)}
+    assert not bound & prefixes
+    stdlib = sysconfig.get_path("stdlib")
+    sites = {str(Path(folder)) for folder in site.getsitepackages()}
+    package = Path(course_agent.lab.score.__file__).parent.parent
+    allowed = [stdlib, *sites, *{str(package), str(package.resolve())}, "/usr", "/etc/"]
+    allowed += [str(Path(sys.executable).parent / name) for name in ("python3", "rg")]
+    allowed += [str(Path(sys.prefix, "pyvenv.cfg")), sysconfig.get_config_var("LIBDIR")]
+    allowed += [str(Path(sys.executable).resolve())]
+    outside = [path for path in bound if not any(path.startswith(place) for place in allowed)]
+    assert outside == []
 
 
 def test_grade_stops_a_long_notebook_at_its_wall_limit_and_says_so(tmp_path: Path) -> None:

@@ -8,9 +8,12 @@ import stat
 import tempfile
 from pathlib import Path
 
+import nbformat
 import pytest
 from code_cells import notebook, streamed
+from lab_class import RELEASE, solved, submission
 
+from course_agent.lab.grade import grade_one
 from course_agent.lab.jail import sandbox_problem
 from course_agent.lab.kernel import run_notebook
 from course_agent.lab.private import HELPER_BYTES, HELPER_FILES, discard, private_folder
@@ -100,3 +103,20 @@ def test_what_a_sandboxed_kernel_plants_is_gone_and_nothing_it_points_at_changed
     assert victim.read_text() == "the student's notebook\n"
     assert (submission / "helper.py").stat().st_nlink == 1
     assert list(temporary.iterdir()) == []  # the private folder and the run's, removed
+
+
+@pytest.mark.skipif(bool(sandbox_problem()), reason="needs bubblewrap")
+def test_answers_in_a_module_beside_the_notebook_are_graded_as_jupyterlab_runs_them(
+    tmp_path: Path,
+) -> None:
+    # Honest students lose no more: `from answers import ...` in each exercise cell gave
+    # ModuleNotFoundError in the grade (the kernel ran in an empty folder), 2/7.
+    setup = next(cell for cell in nbformat.read(RELEASE, as_version=4).cells if cell.id == "setup")
+    (tmp_path / "answers.py").write_text("\n\n".join([setup.source, *solved().values()]) + "\n")
+    imports = {
+        1: "from answers import ToolCallAccumulator",
+        2: "from answers import execute_call",
+        3: "from answers import truncate_result",
+    }
+    row = grade_one(submission(tmp_path / "lab.ipynb", imports), timeout=60)
+    assert (row.passed, row.total, row.note) == (7, 7, "")
