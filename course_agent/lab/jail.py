@@ -127,7 +127,7 @@ def jail_command(
     command += ["--proc", "/proc", "--dev", "/dev"]
     command += ["--size", str(limits.memory), "--tmpfs", "/tmp"]
     # Of Python, only what the interpreter needs, `package` wherever course_agent could be found.
-    command += python_view(package, environ.get("PYTHONPATH")).arguments()
+    command += python_view(package, environ.get("PYTHONPATH"), SYSTEM).arguments()
     command += ["--bind", str(private), str(private)]
     if channel is not None:
         command += ["--bind", str(channel), str(channel)]

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = ["PythonView", "package_places", "python_view"]
@@ -121,9 +122,16 @@ def _executables() -> list[tuple[str, ...]]:
     return list(dict.fromkeys(steps))  # two names' chains may share their last links
 
 
-def python_view(package: Path | None = None, pythonpath: str | None = None) -> PythonView:
+def _under(step: tuple[str, ...], system: Sequence[str]) -> bool:
+    return step[0] == "--symlink" and any(Path(step[-1]).is_relative_to(top) for top in system)
+
+
+def python_view(
+    package: Path | None = None, pythonpath: str | None = None, system: Sequence[str] = ()
+) -> PythonView:
     """What a kernel of this interpreter (with `pythonpath`) sees of Python: `package` (default:
-    this process's course_agent) at every place the package could be imported from."""
+    this process's course_agent) at every place the package could be imported from. `system`:
+    the folders bound whole before it (/usr, ...), whose links are not made again."""
     import course_agent
 
     package = package or Path(course_agent.__file__).resolve().parent
@@ -139,6 +147,8 @@ def python_view(package: Path | None = None, pythonpath: str | None = None) -> P
     bases = {"base": sys.base_prefix, "platbase": sys.base_prefix}
     base = {Path(sysconfig.get_path(name, vars=bases)) for name in ("purelib", "platlib")}
     steps += [("--tmpfs", str(folder)) for folder in sorted(base - on_path) if folder.is_dir()]
-    steps += _executables()
+    # A link inside the system's folders is there already (jail.py binds them whole): bwrap
+    # cannot make it again ("File exists"), as for /usr/bin/python3 without a venv.
+    steps += [step for step in _executables() if not _under(step, system)]
     steps += [("--ro-bind", str(package), str(place)) for place in package_places(pythonpath)]
     return PythonView(steps)
