@@ -8,6 +8,7 @@ One real hand-in runs from labs/, where the README's command used to say "file n
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -93,4 +94,4 @@ def test_the_hand_in_from_labs_runs_and_judges_the_starter(clone: Path) -> None:
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-2000:]
     assert done.stdout.startswith(f"in {clone.resolve()}: python {' '.join(README_WORDS)}\n")
     assert "FAILED labs/day03-lab.ipynb::check_3" in done.stdout
-    assert " 6 failed, 20 passed" in done.stdout
+    assert re.search(r" 6 failed, \d+ passed", done.stdout)  # the self-test cell, checks 3-7
