@@ -296,10 +296,15 @@ SAID = " ".join(SPELLINGS.values())
 
 
 def leaky_gateway(received: Received) -> Reply:
-    """Turn 1: text holding every spelling, each split between two chunks; a read_file of a file
-    holding every spelling; a glob whose pattern holds the key, split between two fragments.
-    Turn 2: the same text again, then the end."""
-    text = [piece for spelled in SPELLINGS.values() for piece in (spelled[:7], spelled[7:] + " ")]
+    """Turn 1: text holding every spelling once for each place it can be split, split there
+    between two chunks; a read_file of a file holding every spelling; a glob whose pattern holds
+    the key, split between two fragments. Turn 2: the same text again, then the end."""
+    text = [
+        piece
+        for spelled in SPELLINGS.values()
+        for at in range(len(spelled) + 1)
+        for piece in (spelled[:at], spelled[at:] + " ")
+    ]
     chunks = [{"choices": [{"index": 0, "delta": {"content": piece}}]} for piece in text]
     if not any(message["role"] == "tool" for message in received.body["messages"]):
         pattern = json.dumps({"pattern": f"**/{KEY}*"})
