@@ -105,7 +105,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"stop after N model requests (default {MAX_TURNS})",
     )
-    parser.add_argument("--record", type=Path, metavar="FILE", help="save the raw stream to FILE")
+    parser.add_argument(
+        "--record", type=Path, metavar="FILE", help="save what the stream showed (keys cut) to FILE"
+    )
     parser.add_argument(
         "--replay", type=Path, metavar="FILE", help="replay a --record FILE offline, no key needed"
     )
