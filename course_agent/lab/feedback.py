@@ -91,13 +91,14 @@ class _Cells:
             self.student = None
 
     def describe(self, cell_id: str) -> str:
-        """ "cell 10 of your notebook (id `exercise-1`), under Exercise 1: ..."."""
+        """ "cell 10 of your notebook, under *Exercise 1: ...*": what JupyterLab shows (a cell's id
+        it does not)."""
         ids = [cell.get("id") for cell in self.student.cells] if self.student else []
         where = f"cell {ids.index(cell_id) + 1} of your notebook" if cell_id in ids else ""
         where = where or "a cell your notebook no longer has (the grader put the release's back)"
         heading = _heading(self.reference, cell_id)  # the release's Markdown: kept as written
         under = f", under *{heading}*" if heading else ""
-        return f"{where} (id {_code(cell_id)}){under}"
+        return f"{where}{under}"
 
     def stopped_at(self, note: str) -> str | None:
         """The id of the cell a "cell N" note names, counted as the grader ran the notebook."""
