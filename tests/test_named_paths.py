@@ -11,18 +11,23 @@ import re
 from pathlib import Path
 
 import pytest
+from walkthrough_files import LAB_SOURCES, WALKTHROUGH
+
+from course_agent.lab.labs import LABS
 
 REPO = Path(__file__).resolve().parent.parent
-# What a reader follows: the docs, the labs and notebooks as committed, the package's own text.
+# What a reader follows: the docs, the committed labs and notebooks (never a listing of labs/ or
+# notebooks/: a notebook of one's own there is the student's), the package's own text.
 READ = sorted(
-    [
+    {
         REPO / "README.md",
         *(REPO / "docs").glob("*.md"),
-        *(REPO / "labs").rglob("*.ipynb"),
-        *(REPO / "notebooks").glob("*.ipynb"),
+        *WALKTHROUGH,
+        *LAB_SOURCES,
+        *(lab.released for lab in LABS.values()),
+        *(REPO / "labs" / lab.released.name for lab in LABS.values()),  # as `lab release` writes
         *(REPO / "course_agent").rglob("*.py"),
-        *(REPO / "course_agent").rglob("*.ipynb"),
-    ]
+    }
 )
 PATH = re.compile(r"(?<![\w/.-])course_agent/[\w./-]*[\w/]")  # not inside an absolute path
 
