@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from lab_class import HANDIN, LABS, NOT_THE_STUDENTS, kernel_env
+from starters import starter
 
 from course_agent.lab.classroom import write_template
 from course_agent.lab.handin_command import NoHandin, find_handin, handin_command
@@ -28,9 +29,14 @@ README_WORDS = HANDIN.split()[1:]  # after "python"
 
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's labs/ and project file, as a clone has them."""
+    """A clone's labs/ (the hand-in's two files, both starters as released, source/) and its
+    project file; never the working copy's notebooks, which a student may have solved."""
     root = tmp_path_factory.mktemp("clone")
-    shutil.copytree(LABS, root / "labs", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    (root / "labs" / "source").mkdir(parents=True)
+    for name in ("conftest.py", "nbval-sanitize.cfg"):
+        shutil.copy(LABS / name, root / "labs" / name)
+    for name in ("day03-lab.ipynb", "day03-extensions.ipynb"):
+        shutil.copy(starter(LABS / "source" / name), root / "labs" / name)
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
     return root
 
@@ -65,7 +71,7 @@ def test_what_is_missing_is_said_in_one_line(
         find_handin(None, tmp_path)
     lone = tmp_path / "labs" / "day03-lab.ipynb"
     lone.parent.mkdir()
-    shutil.copy(LABS / "day03-lab.ipynb", lone)
+    shutil.copy(starter(LABS / "source" / "day03-lab.ipynb"), lone)
     with pytest.raises(NoHandin, match=r"has no conftest\.py or nbval-sanitize\.cfg: hand in"):
         handin_command(lone)
     monkeypatch.chdir(tmp_path)

@@ -129,5 +129,5 @@ def test_a_kernel_given_a_relative_folder_imports_its_helper_modules_from_a_fres
     nb = notebook("import os\nprint(os.getcwd())", "from helper import ANSWER\nprint(ANSWER)")
     assert run_notebook(nb, timeout=30, cwd=Path("labs/source"), sandbox=True) == ""
     ran_in = Path(streamed(nb.cells[0]).strip())
-    assert ran_in.name.startswith("course-agent-private-") and not ran_in.exists()
+    assert ran_in.name.startswith("course-agent-run-") and not ran_in.exists()
     assert streamed(nb.cells[1]) == "42\n"

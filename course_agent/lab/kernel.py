@@ -17,7 +17,6 @@ import os
 import re
 import signal
 import subprocess
-import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -135,9 +134,10 @@ def run_notebook(
     started: list[int] = []  # cell indexes in the order they started: the last one is running
     # What the notebook leaves in temporary folders goes in one we remove, even if it kills its
     # kernel; the kernel's own stderr (connection warnings, "parent exited") is noise in a table.
-    tmp = tempfile.mkdtemp(prefix="course-agent-run-")
+    # One folder: the kernel's working (in the sandbox, only writable) one, a plain one's TMPDIR.
+    folder = private_folder(cwd, prefix="course-agent-run-")  # absolute, as bwrap binds them
+    tmp = str(folder)
     try:
-        folder = private_folder(cwd, inside=tmp)  # absolute: bwrap binds absolute paths only
         if sandbox:
             km = kernel_manager(folder, limits=limits or Limits(), package=package)
         else:
@@ -188,7 +188,7 @@ def run_notebook(
             if hasattr(km, "release"):
                 km.release()
     finally:
-        discard(Path(tmp))
+        discard(folder)
     return ""
 
 

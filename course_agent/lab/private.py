@@ -40,11 +40,13 @@ def _read_helper(path: Path) -> bytes | None:
     return data if len(data) <= HELPER_BYTES else None
 
 
-def private_folder(beside: Path | None = None, inside: str | None = None) -> Path:
+def private_folder(
+    beside: Path | None = None, inside: str | None = None, prefix: str = "course-agent-private-"
+) -> Path:
     """A new empty folder (in `inside`, default the temporary folder), with the `*.py` modules
     directly in `beside` (the notebook's folder) copied in: regular files only, none hidden, at
     most HELPER_FILES of HELPER_BYTES each, as JupyterLab's kernel would import them there."""
-    folder = Path(tempfile.mkdtemp(prefix="course-agent-private-", dir=inside)).resolve()
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=inside)).resolve()
     if beside is None:
         return folder
     try:
