@@ -262,6 +262,26 @@ def test_six_stream_shapes_split_at_every_position_show_record_and_replay_no_key
         assert clean(_args(events) if is_call else _text(events))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(sorted(SPELLINGS)),
+    shape=st.sampled_from(list(SHAPES)),
+    at=st.integers(0, 1 << 10),
+)
+def test_every_spelling_in_every_shape_split_anywhere_is_shown_and_recorded_cut(name, shape, at):
+    wire, is_call = SHAPES[shape]
+    whole = f"say {SPELLINGS[name]} ok"
+    channel = json.dumps({"pattern": whole}) if is_call else whole
+    at %= len(channel) + 1
+    sink = io.StringIO()
+    with Gateway() as gateway:
+        gateway.queue(sse_reply(*shape(channel[:at], channel[at:])))
+        model = HttpModel(wire, gateway.url, KEY, "m", timeout=10, record=sink)
+        events = list(model.stream([], []))
+    assert (_args if is_call else _text)(events) == redact(channel, [KEY])
+    assert clean(sink.getvalue())
+
+
 @pytest.mark.parametrize("wire", [OPENAI, ANTHROPIC], ids=["openai", "anthropic"])
 @pytest.mark.parametrize("name", SPELLINGS)
 def test_an_error_body_holding_a_spelling_is_shown_recorded_and_replayed_cut(tmp_path, wire, name):
