@@ -9,7 +9,7 @@ Deliberately not handled: storing keys anywhere. They are read, passed on, and n
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from course_agent.app.environment import IN_SHELL, Environment, read_environment
@@ -130,6 +130,15 @@ def _resolved_root(root: str | Path) -> Path:
         raise ValueError(f"--root {root} {why}; name a directory") from None
 
 
+def _provider(asked: str | None, env: Environment) -> tuple[str, bool]:
+    """The wire format to use, and whether it was guessed: only ANTHROPIC_API_KEY set means
+    nobody means "OpenAI" by it, so use Anthropic (and say so)."""
+    guessed = (
+        asked is None and not _key(env, "OPENAI_API_KEY") and bool(_key(env, "ANTHROPIC_API_KEY"))
+    )
+    return ("anthropic" if guessed else asked or "openai"), guessed
+
+
 def choose(
     *,
     mock: bool = False,
@@ -167,25 +176,31 @@ def choose(
         notice = f"replaying {replay} (offline)"
         return Setup(chosen, working_root or build_sandbox(), notice)
 
-    # Only ANTHROPIC_API_KEY set: nobody means "OpenAI" by that, so use it (and say so).
-    guessed = (
-        provider is None
-        and not _key(env, "OPENAI_API_KEY")
-        and bool(_key(env, "ANTHROPIC_API_KEY"))
-    )
-    asked, provider = provider, "anthropic" if guessed else provider or "openai"
+    asked, (provider, guessed) = provider, _provider(provider, env)
     if mock or inject or env_flag(env, "MOCK"):
         sandbox = working_root or build_sandbox()
         notice = f"Offline: the scripted model on {sandbox}"
         return Setup(ScriptedModel(inject=inject, wire=provider), sandbox, notice)
+    setup = _live(provider, asked, model, base_url, env, record)
+    notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
+    return replace(setup, root=working_root or setup.root, notice=notice)
 
+
+def _live(
+    provider: str,
+    asked: str | None,
+    model: str | None,
+    base_url: str | None,
+    env: Environment,
+    record: Path | None,
+) -> Setup:
+    """The gateway's model for `provider`, on the current folder; ValueError without a key."""
     variable = KEY_VARIABLES[provider]
     key = _key(env, variable)
     if not key:
         raise ValueError(_no_key(asked, env))
     default = DEFAULT_ANTHROPIC_BASE_URL if provider == "anthropic" else DEFAULT_BASE_URL
     url, origin = _gateway(provider, base_url, env, variable, default)
-    working_root = working_root or Path.cwd().resolve()
 
     # Imported here, not at the top: httpx costs 60 ms, and an offline run never needs it.
     from course_agent.providers.http import HttpModel
@@ -200,5 +215,4 @@ def choose(
         request_timeout=_timeout(env, REQUEST_TIMEOUT_VARIABLE, DEFAULT_REQUEST_TIMEOUT),
         record=record,
     )
-    notice = "ANTHROPIC_API_KEY is the only key set: using Anthropic" if guessed else ""
-    return Setup(chosen, working_root, notice, origin)
+    return Setup(chosen, Path.cwd().resolve(), "", origin)

@@ -180,22 +180,23 @@ def answer_feedback(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
     return answers
 
 
-def _feedback_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
-    call = ToolCall(*case["ask"]["call"])
-    if "raised" in got:
-        if "ToolError" in got["raised"]:
-            return (
-                f"the tool's ToolError ({shown(got['text'])}) came out of execute_call: "
-                "catch it and return ToolResult(str(exc), ok=False)"
-            )
-        return f"{said(got, 'execute_call')}: return ToolResult(text, ok=False) instead of raising"
-    handed = [str(kind) for kind in got["handed"]]
+def _raised_problem(got: Mapping[str, Any]) -> str:
+    """execute_call raised: the course's rule is "always return a result, never throw"."""
+    if "ToolError" in got["raised"]:
+        return (
+            f"the tool's ToolError ({shown(got['text'])}) came out of execute_call: "
+            "catch it and return ToolResult(str(exc), ok=False)"
+        )
+    return f"{said(got, 'execute_call')}: return ToolResult(text, ok=False) instead of raising"
+
+
+def _handed_problem(call: ToolCall, must_say: Any, handed: list[str]) -> str:
+    """What echo's run was handed, and how often: validated arguments, once, or not at all."""
     if wrong := [kind for kind in handed if kind != "EchoArgs"]:
         return (
             f"echo's run was handed a {wrong[0]}, not its validated arguments: "
             "pass it tool.args.model_validate(parsed)"
         )
-    must_say = case["must_say"]
     if must_say and handed:
         return (
             "echo ran although its arguments fail its schema: validate them with "
@@ -203,6 +204,32 @@ def _feedback_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
         )
     if call.name == "echo" and not must_say and len(handed) > 1:
         return f"echo ran {len(handed)} times for one call: run the tool once"
+    return ""
+
+
+def _said_problem(case: Mapping[str, Any], text: str) -> str:
+    """A failed result's text must name what was wrong: each of the case's words, or a synonym."""
+    missing = [
+        " or ".join(need) if isinstance(need, list) else need
+        for need in case["must_say"]
+        if not any(word in text for word in ((need,) if isinstance(need, str) else need))
+    ]
+    if not missing:
+        return ""
+    hint = next((h for kind, h in HINTS.items() if case["label"].startswith(kind)), None)
+    return (
+        f"the text {shown(text, 60)} does not say {', '.join(missing)}; "
+        f"{hint or 'name what was wrong, so the model can fix it'}"
+    )
+
+
+def _feedback_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
+    if "raised" in got:
+        return _raised_problem(got)
+    must_say = case["must_say"]
+    handed = [str(kind) for kind in got["handed"]]
+    if problem := _handed_problem(ToolCall(*case["ask"]["call"]), must_say, handed):
+        return problem
     if "bad" in got:
         return str(got["bad"])
     result = result_of(got["result"])
@@ -218,19 +245,7 @@ def _feedback_problem(case: Mapping[str, Any], got: Mapping[str, Any]) -> str:
         return ""
     if result.ok:
         return f"came back ok=True ({shown(result.content)}): return ToolResult(text, ok=False)"
-    text = result.content
-    missing = [
-        " or ".join(need) if isinstance(need, list) else need
-        for need in must_say
-        if not any(word in text for word in ((need,) if isinstance(need, str) else need))
-    ]
-    if missing:
-        hint = next((h for kind, h in HINTS.items() if case["label"].startswith(kind)), None)
-        return (
-            f"the text {shown(text, 60)} does not say {', '.join(missing)}; "
-            f"{hint or 'name what was wrong, so the model can fix it'}"
-        )
-    return ""
+    return _said_problem(case, result.content)
 
 
 def judge_feedback(cases: list[dict[str, Any]], answers: list[Any]) -> str:

@@ -211,6 +211,52 @@ def _drained_problem(got: Mapping[str, Any]) -> str:
     return line
 
 
+def _count_problem(
+    mine: list[tuple[Any, ...]], want: list[tuple[Any, ...]], indexes: list[int], seen: set[str]
+) -> str:
+    """Too many or too few calls drained: state left on the class, a call without arguments
+    dropped, or the index taken for a position."""
+    ids, want_ids = [c[0] for c in mine], [c[0] for c in want]
+    stale = [i for i in ids if i in seen and i not in want_ids]
+    if stale:
+        return (
+            f"a new ToolCallAccumulator() still held {shown(stale)} from an earlier stream: "
+            "create its state in __init__, not on the class (drain is not always reached)"
+        )
+    lost = [call for call in want if call[0] not in ids]
+    if len(mine) < len(want) and all(call[2] == "" for call in lost):
+        return (
+            f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}: "
+            f"{lost[0][0]!r} came without arguments (''), and is a call all the same"
+        )
+    return (
+        f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}, one per index "
+        f"({', '.join(map(str, indexes))}): the index is a label, not a position"
+    )
+
+
+def _args_problem(want_id: str, args: Any, want_args: str, head: str) -> str:
+    """One call's arguments wrong: the head's piece lost, spaces lost, overwritten, or else."""
+    if head and args == want_args[len(head) :]:
+        return (
+            f"call {want_id!r} lost the arguments sent with the head ({shown(head)}): "
+            "append the head's args_delta too"
+        )
+    if not isinstance(args, str):
+        return f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}"
+    if args.replace(" ", "") == want_args.replace(" ", ""):
+        return (
+            f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}: "
+            "spaces were lost; append every args_delta as it is, even one of only spaces"
+        )
+    if args and want_args.endswith(args):
+        return (
+            f"call {want_id!r} has arguments {shown(args)}, only the end of "
+            f"{shown(want_args)}: append args_delta, don't overwrite"
+        )
+    return f"call {want_id!r} has arguments {difference(args, want_args)}"
+
+
 def _merge_problem(case: Mapping[str, Any], got: Mapping[str, Any], seen: set[str]) -> str:
     if "raised" in got:
         return _drained_problem(got)
@@ -224,22 +270,7 @@ def _merge_problem(case: Mapping[str, Any], got: Mapping[str, Any], seen: set[st
     ids, want_ids = [c[0] for c in mine], [c[0] for c in want]
     indexes = sorted({d.index for d in deltas})
     if len(mine) != len(want):
-        stale = [i for i in ids if i in seen and i not in want_ids]
-        if stale:
-            return (
-                f"a new ToolCallAccumulator() still held {shown(stale)} from an earlier stream: "
-                "create its state in __init__, not on the class (drain is not always reached)"
-            )
-        lost = [call for call in want if call[0] not in ids]
-        if len(mine) < len(want) and all(call[2] == "" for call in lost):
-            return (
-                f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}: "
-                f"{lost[0][0]!r} came without arguments (''), and is a call all the same"
-            )
-        return (
-            f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}, one per index "
-            f"({', '.join(map(str, indexes))}): the index is a label, not a position"
-        )
+        return _count_problem(mine, want, indexes, seen)
     if ids != want_ids and sorted(map(repr, ids)) == sorted(map(repr, want_ids)):
         return f"you drained {shown(ids)}, expected index order {shown(want_ids)}: sort by index"
     for index, (got_id, name, args), (want_id, want_name, want_args) in zip(
@@ -250,24 +281,7 @@ def _merge_problem(case: Mapping[str, Any], got: Mapping[str, Any], seen: set[st
                 return _explain_head(case["heads"], index, what, value, right)
         if args != want_args:
             head = next(d.args_delta or "" for d in deltas if d.index == index)
-            if head and args == want_args[len(head) :]:
-                return (
-                    f"call {want_id!r} lost the arguments sent with the head ({shown(head)}): "
-                    "append the head's args_delta too"
-                )
-            if isinstance(args, str) and args.replace(" ", "") == want_args.replace(" ", ""):
-                return (
-                    f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}: "
-                    "spaces were lost; append every args_delta as it is, even one of only spaces"
-                )
-            if isinstance(args, str) and args and want_args.endswith(args):
-                return (
-                    f"call {want_id!r} has arguments {shown(args)}, only the end of "
-                    f"{shown(want_args)}: append args_delta, don't overwrite"
-                )
-            if not isinstance(args, str):
-                return f"call {want_id!r} has arguments {shown(args)}, expected {shown(want_args)}"
-            return f"call {want_id!r} has arguments {difference(args, want_args)}"
+            return _args_problem(want_id, args, want_args, head)
     return ""  # unreachable: the lists differ, so some field does
 
 
