@@ -298,7 +298,10 @@ def test_the_hand_in_agrees_with_the_grader_one_item_per_check(tmp_path: Path) -
 def test_one_check_is_selected_by_its_name(tmp_path: Path) -> None:
     notebook = submission(tmp_path / "starter.ipynb")
     done = hand_in(notebook, tmp_path / "repo", extra=["-k", "check_3"])
-    assert done.returncode == 1 and "1 failed, 25 deselected" in done.stdout, done.stdout
+    # one item run; the others (one per code cell, one per check) deselected, however many
+    assert done.returncode == 1 and re.search(r"\b1 failed, \d+ deselected", done.stdout), (
+        done.stdout
+    )
     assert f"x 3. fragment merging: {EXERCISE_1}: write this part" in done.stdout
 
 
