@@ -458,17 +458,3 @@ def test_a_folder_swapped_between_the_count_and_the_page_shows_nothing_from_outs
     content = grep(root, "needle")
     assert "OUTSIDE" not in content
     assert content.startswith("top.txt:1:needle")
-
-
-def test_a_file_with_a_late_nul_byte_is_named_as_not_searched(tmp_path: Path) -> None:
-    # A log with one NUL byte past its first 8 KB: rg passes over it as binary (read_file's rule
-    # too), and grep said "no matches for ERROR" with no word of it.
-    (tmp_path / "app.log").write_bytes(b"ERROR first\n" + b"x" * 20_000 + b"\n\0tail\n")
-    (tmp_path / "notes.txt").write_text("nothing here\n")
-    assert grep(tmp_path, "ERROR").split("\n") == [
-        "no matches for ERROR",
-        "(not searched: 1 file with a NUL byte past the first 8 KB (binary to rg) that would "
-        "match)",
-    ]
-    assert grep(tmp_path, "nothing") == "notes.txt:1:nothing here"  # no note when none hides
-    assert grep(tmp_path, "absent") == "no matches for absent"

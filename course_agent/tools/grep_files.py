@@ -116,9 +116,6 @@ def _notes(found: Found) -> list[str]:
     if found.withheld:  # whatever the pattern: no match in them is told, nor its absence
         files = f"{found.withheld} file{'' if found.withheld == 1 else 's'}"
         notes.append(f"{files} withheld: each holds a configured key, so none is searched")
-    if found.binary:  # rg passes over a file with a NUL byte, as read_file calls it binary
-        files = f"{found.binary} file{'' if found.binary == 1 else 's'} with a NUL byte"
-        notes.append(f"not searched: {files} past the first 8 KB (binary to rg) that would match")
     if found.hidden and not found.lines:  # where the matches are, if not where they may look
         (kind, first), *others = sorted(found.hidden.items(), key=lambda item: (-item[1], item[0]))
         hidden = f"{first} matching file{'' if first == 1 else 's'} hidden by {kind}"

@@ -4,8 +4,8 @@ whether a key's next character is an "a", and every other file is searched as if
 One rg pass finds them (`--files-with-matches`) with a regex per key: its first PREFIX_CHARS
 characters each in any spelling and any case, and its whole forms (hex, base64, reversed, ...);
 UTF-16 with a byte-order mark is transcoded by rg itself, UTF-16 without one is binary to rg and
-never searched (`binary_holders` checks the few binary files grep names). Deliberately not
-handled: a key split over two lines of a file (a PEM block is a key file, never searched).
+never searched. Deliberately not handled: a key split over two lines of a file (a PEM block is
+a key file, never searched).
 """
 
 from __future__ import annotations
@@ -17,13 +17,12 @@ from course_agent.safety.redaction import known_secrets, redact
 from course_agent.safety.spellings import PREFIX_CHARS, char_spellings, encoded_forms, key_shaped
 from course_agent.tools.guards.ripgrep import Ripgrep, Rung, climb_down, ripgrep_command
 
-__all__ = ["binary_holders", "find_holders", "key_patterns", "names_a_key", "read_paths"]
+__all__ = ["find_holders", "key_patterns", "names_a_key", "read_paths"]
 
 
-def key_patterns(secrets: tuple[str, ...], *, nul: bool = False) -> list[str]:
+def key_patterns(secrets: tuple[str, ...]) -> list[str]:
     """rg regexes that find every spelling of each secret: a key-shaped key in any case, by its
-    spelled prefix and its whole forms; another secret as written and in its encodings. With
-    `nul`, each key's UTF-16 forms too (a NUL beside each character; rg then needs --text)."""
+    spelled prefix and its whole forms; another secret as written and in its encodings."""
     patterns = []
     for secret in secrets:
         forms = sorted(encoded_forms(secret))
@@ -35,9 +34,6 @@ def key_patterns(secrets: tuple[str, ...], *, nul: bool = False) -> list[str]:
             for ch in secret[:PREFIX_CHARS]
         )
         patterns += [f"(?i:{prefix})", *(f"(?i:{re.escape(form)})" for form in forms)]
-        if nul:
-            utf16 = "\\x00".join(map(re.escape, secret[:PREFIX_CHARS]))
-            patterns.append(f"(?i:{utf16})")
     return patterns
 
 
@@ -62,24 +58,6 @@ def find_holders(rg: str, root: Path, glob: str | None, deadline: float) -> set[
 
     def command(rung: Rung) -> list[str]:
         return ripgrep_command(rg, patterns, glob, mode="holders", rung=rung)
-
-    climb_down(command, root, deadline, read)
-    return found
-
-
-def binary_holders(rg: str, root: Path, paths: list[str], deadline: float) -> set[bytes]:
-    """Which of `paths` hold a known key with every byte read (UTF-16 without a BOM included)."""
-    patterns = key_patterns(known_secrets(), nul=True)
-    found: set[bytes] = set()
-    if not patterns or not paths:
-        return found
-
-    def read(run: Ripgrep) -> None:
-        found.clear()
-        found.update(read_paths(run))
-
-    def command(rung: Rung) -> list[str]:
-        return ripgrep_command(rg, patterns, mode="text", rung=rung, paths=paths)
 
     climb_down(command, root, deadline, read)
     return found

@@ -105,19 +105,13 @@ def ripgrep_command(
 ) -> list[str]:
     """The rg command line. `mode` "lines": matching lines, at most `limit` per file, each
     cut to a 500-byte preview; "count": matching lines per file, to one past COUNT_BUDGET;
-    "holders": the files matching any of the regexes `pattern` (holders.py); "binary": the files
-    that match once binary files are searched too; "text": the files that match with every byte
-    read as text. It searches `paths`
+    "holders": the files matching any of the regexes `pattern` (holders.py). It searches `paths`
     (files, or "-" for stdin) when given, else the working directory with the skips, narrowed
     by `glob`."""
     if mode == "count":
         flags = ["--count", f"--max-count={COUNT_BUDGET + 1}"]  # one past: passed, not met
     elif mode == "holders":
         flags = ["--files-with-matches"]
-    elif mode == "binary":  # binary files searched too: with the others, those that match
-        flags = ["--files-with-matches", "--binary"]
-    elif mode == "text":  # every byte searched, NULs too: the files `pattern` finds in them
-        flags = ["--files-with-matches", "--text"]
     else:  # a 50 MB line comes back as a 500-byte preview
         flags = ["--line-number", "--max-columns=500", "--max-columns-preview"]
         flags.append(f"--max-count={limit}")

@@ -22,12 +22,7 @@ from pathlib import Path
 
 from course_agent.protocol import ToolError
 from course_agent.safety.redaction import known_secrets
-from course_agent.tools.guards.holders import (
-    binary_holders,
-    find_holders,
-    names_a_key,
-    read_paths,
-)
+from course_agent.tools.guards.holders import find_holders, names_a_key
 from course_agent.tools.guards.keyfiles import is_key_file
 from course_agent.tools.guards.opened import open_inside
 from course_agent.tools.guards.ripgrep import (
@@ -39,7 +34,7 @@ from course_agent.tools.guards.ripgrep import (
 )
 from course_agent.tools.guards.walk import Visibility
 
-__all__ = ["MAX_BINARY_NAMED", "PAGE_RESERVE_S", "Found", "Record", "search"]
+__all__ = ["PAGE_RESERVE_S", "Found", "Record", "search"]
 
 PAGE_RESERVE_S = 1.0  # of the call's time, kept for the page pass after counting
 # rg is handed the page's files as /dev/fd/N, descriptors opened and checked here; where there
@@ -48,8 +43,6 @@ _BY_DESCRIPTOR = os.name == "posix" and os.path.isdir("/dev/fd")
 # Names rg's ASCII-only --iglob may have let through: not ASCII, or spelt as Windows opens them.
 _ODD_NAME = (b":", b"./", b" /")
 
-_EARLY = 8192  # bytes in which a NUL makes a file binary at a glance (git's and grep's rule)
-MAX_BINARY_NAMED = 1000  # files checked for a late NUL, when the page has room
 
 Record = tuple[bytes, int, bytes]  # (path relative to the root, line number, content)
 
@@ -67,7 +60,6 @@ class Found:
     out_of_memory: bool = False
     code: int = 0  # rg's exit code, counting
     error: str = ""  # and its complaint
-    binary: int = 0  # files not searched for a NUL byte in them that hold matches as bytes
     withheld: int = 0  # visible files holding a known key: never searched, whatever the pattern
 
 
@@ -163,56 +155,6 @@ def _page(
                 os.close(int(name.rpartition(b"/")[2]))
 
 
-def _binary(
-    rg: str,
-    root: Path,
-    pattern: str,
-    glob: str | None,
-    counting: _Counting,
-    holders: set[bytes],
-    deadline: float,
-) -> int:
-    """How many files that look like text (no NUL in their first 8 KB) rg passed over as
-    binary for a NUL further on, though they would match as text. Two more rg passes, run only
-    when the page has room: so a log with one late NUL does not give a silent "no matches"."""
-    found: list[bytes] = []
-
-    def read(run: Ripgrep) -> None:
-        found[:] = read_paths(run)
-
-    def command(rung: Rung) -> list[str]:
-        return ripgrep_command(rg, pattern, glob, mode="binary", rung=rung)
-
-    climb_down(command, root, deadline, read)
-    counted = set(counting.files)
-    candidates = []
-    for relative in found[:MAX_BINARY_NAMED]:
-        name = os.fsdecode(relative)
-        if relative in counted or relative in holders or is_key_file(name) or names_a_key(name):
-            continue
-        with contextlib.suppress(TimeoutError):
-            if counting.visible(name) and not _nul_early(root, name):
-                candidates.append(name)
-    if not candidates:  # a NUL early on: binary at a glance, as the tool's description says
-        return 0
-
-    def nul(rung: Rung) -> list[str]:  # which of them do hold a NUL (not some other reason)
-        return ripgrep_command(rg, r"\x00", mode="text", rung=rung, paths=candidates)
-
-    climb_down(nul, root, deadline, read)
-    # A key in UTF-16 without a BOM: rg reads it as binary, and so would this count.
-    return len(set(found) - binary_holders(rg, root, candidates, deadline))
-
-
-def _nul_early(root: Path, name: str) -> bool:
-    try:
-        fd = open_inside(root, root / name, name)
-    except (OSError, ToolError):
-        return True  # not to be read: not counted
-    with open(fd, "rb") as file:
-        return b"\0" in file.read(_EARLY)
-
-
 def _withheld(holders: set[bytes], visible: Visibility) -> int:
     """The holders grep would search but for their key: visible, not key files, and not named
     after a key (those are left out unsaid, so a glob matched against names cannot count them)."""
@@ -242,9 +184,6 @@ def search(
     lines = heapq.nsmallest(limit, lines, key=lambda record: record[:2])  # rg's order is its own
     total = counting.total
     withheld = _withheld(holders, counting.visible)
-    binary = 0
-    if total < limit and not run.stopped:  # the page has room: say what binary files hide
-        binary = _binary(rg, root, pattern, glob, counting, holders, deadline)
     bound = f"counting stopped past {COUNT_BUDGET} matches in one file" if counting.capped else ""
     return Found(
         lines=lines,
@@ -256,6 +195,5 @@ def search(
         out_of_memory=run.out_of_memory and not run.stopped,
         code=run.code,
         error=run.error(),
-        binary=binary,
         withheld=withheld,
     )
