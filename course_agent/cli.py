@@ -37,7 +37,7 @@ __all__ = ["build_parser", "main"]
 # Exit codes: 0 answered, 1 the gateway failed, 2 bad usage or settings (argparse's), 3 out of
 # turns, 4 a self-test check failed, 130 Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_CODES = {"done": 0, "error": 1, "max_turns": 3}
-INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # as a shell reports a process stopped by Ctrl-C (128 + SIGINT)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:  # one line, not a traceback: the run has nothing to clean up
         print("! interrupted by Ctrl-C", file=sys.stderr)
-        return INTERRUPTED
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `course-agent | head`: the reader left, so stop without a word
         # Point stdout at /dev/null, or Python's final flush of it raises the same error again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

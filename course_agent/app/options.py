@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+from course_agent.loop import MAX_TURNS
+
 __all__ = [
     "DEFAULT_ANTHROPIC_MODEL",
     "DEFAULT_MODEL",
@@ -27,9 +29,10 @@ __all__ = [
     "seconds_from",
 ]
 
-# Written out here, not imported from the wire formats and the loop: importing those costs the
-# --help a parser and the lesson. tests/test_options.py checks they are the modules' own.
-MAX_TURNS = 12
+# The loop's own (it imports only the protocol and the accumulator). The wire formats' models and
+# the gateway's timeouts are written out here, not imported: the wire formats load both parsers,
+# and gateway/ is providers' own (tests/test_import_graph.py); tests/test_options.py checks that
+# they are those modules' own.
 DEFAULT_MODEL = "gpt-4o-mini"
 DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
