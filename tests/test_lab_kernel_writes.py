@@ -2,8 +2,8 @@
 Each student's kernel plants a symlink, a FIFO or a hard link in every folder it can write (its
 private folder, its TMPDIR) and tries its own submission folder by path; the grade then writes
 every output, feedback into the submissions folder itself, and nothing outside changed. Every
-file operation of the grader's process is watched (an audit hook): the kernel's folder is made,
-given to bwrap and removed, and nothing else touches it by name."""
+file operation of the grader's process is watched (an audit hook): once a kernel started, its
+folder is only removed, and nothing else names it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from lab_class import submission
-from test_lab_nbgrader_writes import KINDS, PLANT, SECRET
+from test_lab_nbgrader_writes import KINDS, PLANT, SECRET, check_later_operations
 
 from course_agent.lab.grade_command import main_grade
 from course_agent.lab.jail import sandbox_problem
@@ -28,11 +28,7 @@ pytestmark = [
 
 
 HOOKED: list[Any] = []
-PRIVATE = "course-agent-run-"  # lab/kernel.py's prefix for a kernel's one writable folder
 WATCHING: list[list[tuple[str, str]]] = []  # while a list is here, the hook records into it
-# What the grader does with the folder by name: make it, bind it in bwrap, remove it (rmtree
-# opens it read-only, then works through descriptors, never following a link).
-MAKE_BIND_REMOVE = {"tempfile.mkdtemp", "os.mkdir", "subprocess.Popen", "shutil.rmtree", "os.rmdir"}
 
 
 def _named(arg: Any) -> str | None:
@@ -44,10 +40,10 @@ def _named(arg: Any) -> str | None:
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if WATCHING:
+    if WATCHING and event.startswith(("open", "os.", "shutil.", "tempfile.", "subprocess.")):
         for arg in args:
-            if (name := _named(arg)) is not None and PRIVATE in name:
-                WATCHING[-1].append((event, name if event != "subprocess.Popen" else "bwrap"))
+            if (name := _named(arg)) is not None and "course-agent-" in name:
+                WATCHING[-1].append((event, name))
                 return
 
 
@@ -75,12 +71,7 @@ def test_a_kernel_s_plants_reach_no_later_step(tmp_path: Path) -> None:
     finally:
         WATCHING.clear()
     assert code == 0
-    folders = {name for event, name in events if event == "tempfile.mkdtemp"}
-    assert len(folders) == len(KINDS)  # one private folder per kernel
-    for event, name in events:
-        assert event in MAKE_BIND_REMOVE or (event == "open" and name in folders), (event, name)
-    assert {name for event, name in events if event == "os.rmdir"} == folders  # all removed
-    assert not any(os.path.lexists(folder) for folder in folders)
+    check_later_operations(events, len(KINDS))  # one kernel per notebook
     with (out / "g.csv").open(newline="", encoding="utf-8") as file:
         rows = {row["student"]: row for row in csv.DictReader(file)}
     # The starter's score: the plants changed nothing.

@@ -2,12 +2,13 @@
 can start, a plain kernel whose environment holds no keys (and a warning saying so).
 
 nbgrader's Execute step sets its kernel manager class itself (configuring that trait does
-nothing), so `autograde_preprocessors` is nbgrader's own list with Execute swapped for ours. Ours
-starts each kernel in a fresh private folder, removed after it (never the autograded folder that
-nbgrader writes, copies and chmods afterwards), and `BoundedExporter` reads each submission
-through notebook_file.py's bounds. So, in the sandbox, no nbgrader step touches a path a kernel
-could have written. Deliberately not handled: nbgrader's grade itself (its test cells run inside
-the kernel), and any of this without the sandbox (a plain kernel can write anywhere its user can).
+nothing), so `autograde_preprocessors` is nbgrader's own list with Execute swapped for ours. The
+sandbox gives each kernel a fresh private folder (private.py; nbgrader's autograded folder, which
+it writes, copies and chmods afterwards, is only where helper modules are copied from before the
+kernel starts), and `bounded_exporter` reads each submission through notebook_file.py's bounds.
+So, in the sandbox, no nbgrader step touches a path a kernel could have written. Deliberately not
+handled: nbgrader's grade itself (its test cells run inside the kernel), and any of this without
+the sandbox (a plain kernel can write anywhere its user can).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ import datetime
 import functools
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -59,18 +59,6 @@ def _execute() -> type:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             kwargs.setdefault("kernel_manager_class", chosen_kernels())
             super().__init__(*args, **kwargs)
-
-        def preprocess(self, nb: Any, resources: Any = None, km: Any = None) -> Any:
-            """Run `nb` with a fresh private folder as the kernel's working (and, in the
-            sandbox, only writable) folder, instead of nbgrader's autograded one."""
-            resources = resources if resources is not None else {}
-            run = dict(resources)  # nbgrader's own keys (its student, its db) are kept
-            prefix = "course-agent-nbgrader-"
-            with tempfile.TemporaryDirectory(prefix=prefix, ignore_cleanup_errors=True) as private:
-                # Removed without following what is in it (shutil.rmtree's fd walk).
-                run["metadata"] = {**dict(resources.get("metadata") or {}), "path": private}
-                nb, _ = super().preprocess(nb, run, km)
-            return nb, resources
 
     return JailedExecute
 
