@@ -31,7 +31,14 @@ from course_agent.selftest.judge import (
 )
 from course_agent.tools import READ_FILE_TOOL
 
-__all__ = ["FEEDBACK", "BadCall", "Probes", "bad_calls"]
+__all__ = [
+    "FEEDBACK",
+    "NEVER_THROW",
+    "SPECIFIC",
+    "BadCall",
+    "Probes",
+    "bad_calls",
+]
 
 
 class EchoArgs(BaseModel):
@@ -180,14 +187,22 @@ def answer_feedback(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]:
     return answers
 
 
+# The course's words for the rules a failure breaks (day three, "Argument parsing failures").
+NEVER_THROW = "always return a result, never throw"
+SPECIFIC = "the fed-back text must be specific enough to act on"
+
+
 def _raised_problem(got: Mapping[str, Any]) -> str:
     """execute_call raised: the course's rule is "always return a result, never throw"."""
     if "ToolError" in got["raised"]:
         return (
-            f"the tool's ToolError ({shown(got['text'])}) came out of execute_call: "
-            "catch it and return ToolResult(str(exc), ok=False)"
+            f"{NEVER_THROW}: the tool's ToolError ({shown(got['text'])}) came out of "
+            "execute_call; catch it and return ToolResult(str(exc), ok=False)"
         )
-    return f"{said(got, 'execute_call')}: return ToolResult(text, ok=False) instead of raising"
+    return (
+        f"{NEVER_THROW}: {said(got, 'execute_call')}; return ToolResult(text, ok=False) instead of "
+        "raising"
+    )
 
 
 def _handed_problem(call: ToolCall, must_say: Any, handed: list[str]) -> str:
@@ -218,7 +233,7 @@ def _said_problem(case: Mapping[str, Any], text: str) -> str:
         return ""
     hint = next((h for kind, h in HINTS.items() if case["label"].startswith(kind)), None)
     return (
-        f"the text {shown(text, 60)} does not say {', '.join(missing)}; "
+        f"{SPECIFIC}: {shown(text, 60)} does not say {', '.join(missing)}; "
         f"{hint or 'name what was wrong, so the model can fix it'}"
     )
 
