@@ -283,7 +283,10 @@ def _loop_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
     expect(not failed, f"calls failed instead of answering: {failed[0] if failed else ''}{more}")
     expect(stopped["reason"] == "done", f"ended: {stopped['reason']}: {stopped['message']}")
     expect(messages[-1]["role"] == "assistant" and messages[-1]["content"], "no conclusion")
-    expect((problem := check_transcript(messages)) is None, problem)
+    expect(
+        (problem := check_transcript(messages)) is None,
+        f"every call must have exactly one corresponding result message: {problem}",
+    )
     # What ran must be this run's: the seeded repository's text under the seeded stream's ids.
     want = cases[0]["want"]
     for mine, theirs in zip(finished, want["finished"], strict=False):

@@ -231,7 +231,8 @@ def _count_problem(
         )
     return (
         f"you drained {len(mine)} calls {shown(ids)}, expected {len(want)}, one per index "
-        f"({', '.join(map(str, indexes))}): the index is a label, not a position"
+        f"({', '.join(map(str, indexes))}): the starting point cannot be assumed; the index is a "
+        "label, not a position"
     )
 
 
@@ -252,7 +253,7 @@ def _args_problem(want_id: str, args: Any, want_args: str, head: str) -> str:
     if args and want_args.endswith(args):
         return (
             f"call {want_id!r} has arguments {shown(args)}, only the end of "
-            f"{shown(want_args)}: append args_delta, don't overwrite"
+            f"{shown(want_args)}: arguments accumulate, never overwrite (append args_delta)"
         )
     return f"call {want_id!r} has arguments {difference(args, want_args)}"
 
@@ -272,7 +273,10 @@ def _merge_problem(case: Mapping[str, Any], got: Mapping[str, Any], seen: set[st
     if len(mine) != len(want):
         return _count_problem(mine, want, indexes, seen)
     if ids != want_ids and sorted(map(repr, ids)) == sorted(map(repr, want_ids)):
-        return f"you drained {shown(ids)}, expected index order {shown(want_ids)}: sort by index"
+        return (
+            f"drain in index order, not arrival order: you drained {shown(ids)}, expected index "
+            f"order {shown(want_ids)}"
+        )
     for index, (got_id, name, args), (want_id, want_name, want_args) in zip(
         indexes, mine, want, strict=True
     ):
