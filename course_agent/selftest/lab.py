@@ -135,14 +135,24 @@ def _registry_answer(asks: list[Any], functions: Mapping[str, Any]) -> list[Any]
 def _registry_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
     tools = answers[0]
     names = sorted(t["function"]["name"] for t in tools)
-    expect(names == ["glob", "grep", "read_file"], f"registry lists {names}")
+    expect(
+        names == ["glob", "grep", "read_file"],
+        f"the loop knows only list and execute, no concrete tool: registry lists {names}, "
+        "expected glob, grep, read_file",
+    )
     params = 0
     for tool in tools:
         schema = tool["function"]["parameters"]
-        expect(schema.get("additionalProperties") is False, f"{names} schema is not strict")
+        expect(
+            schema.get("additionalProperties") is False,
+            f"{tool['function']['name']}'s schema is not strict (additionalProperties: false)",
+        )
         expect(schema.get("required"), "every tool needs a required parameter")
         for name, prop in schema["properties"].items():
-            expect(prop.get("description"), f"parameter {name} has no description")
+            expect(
+                prop.get("description"),
+                f"describe every parameter, default included: {name} has no description",
+            )
             params += 1
     return f"registry lists glob, grep, read_file; {params} parameters, all described, strict"
 
@@ -174,7 +184,11 @@ def _escape_judge(cases: list[dict[str, Any]], answers: list[Any]) -> str:
     inside = answers[-1]
     expect(inside["ok"] is True, f"reading src/calc.js inside failed: {inside.get('text')}")
     refused = [a for a, answer in zip(attempts, answers, strict=False) if answer["ok"] is False]
-    expect(refused == attempts, f"not refused: {sorted(set(attempts) - set(refused))}")
+    expect(
+        refused == attempts,
+        "every path must stay inside the working directory, judged on the resolved absolute "
+        f"path: not refused {sorted(set(attempts) - set(refused))}",
+    )
     return (
         f"climbing out blocked: {len(refused)}/3 (relative, absolute, symlink); inside reads fine"
     )
