@@ -1,11 +1,12 @@
 """Which files hold a known key, in any spelling: grep withholds them whole, so no pattern can ask
 whether a key's next character is an "a", and every other file is searched as if no key existed.
 
-One rg pass finds them (`--files-with-matches`) with a regex per key: its first PREFIX_CHARS
-characters each in any spelling and any case, and its whole forms (hex, base64, reversed, ...);
+One rg pass finds them (`--files-with-matches`) with literals per key: each whole spelling (as
+written, escaped, hex, base64, reversed, ...) and its first PREFIX_CHARS characters, any case;
 UTF-16 with a byte-order mark is transcoded by rg itself, UTF-16 without one is binary to rg and
-never searched. Deliberately not handled: a key split over two lines of a file (a PEM block is
-a key file, never searched).
+never searched. Deliberately not handled: a key spelt half one way, half another, or a prefix of
+one in an escaped spelling (the redactor cuts them where they are shown, but the file is
+searched), and a key split over two lines of a file (a PEM block is a key file, never searched).
 """
 
 from __future__ import annotations
@@ -14,26 +15,25 @@ import re
 from pathlib import Path
 
 from course_agent.safety.redaction import known_secrets, redact
-from course_agent.safety.spellings import PREFIX_CHARS, char_spellings, encoded_forms, key_shaped
+from course_agent.safety.spellings import PREFIX_CHARS, encoded_forms, key_shaped
 from course_agent.tools.guards.ripgrep import Ripgrep, Rung, climb_down, ripgrep_command
 
 __all__ = ["find_holders", "key_patterns", "names_a_key", "read_paths"]
 
 
 def key_patterns(secrets: tuple[str, ...]) -> list[str]:
-    """rg regexes that find every spelling of each secret: a key-shaped key in any case, by its
-    spelled prefix and its whole forms; another secret as written and in its encodings."""
+    """rg regexes for each secret: a key-shaped key in each whole spelling and its first
+    PREFIX_CHARS characters as written, in any case; another secret as written and in its
+    encodings. Literals only, so rg keeps its fast literal search: on a copy of site-packages
+    this pass takes 292 ms of rg CPU (fixed strings, case kept: 233 ms); the prefix in every
+    spelling took 513 ms, spelled character by character 631 ms."""
     patterns = []
     for secret in secrets:
-        forms = sorted(encoded_forms(secret))
-        if not key_shaped(secret):
-            patterns += [re.escape(form) for form in forms]
-            continue
-        prefix = "".join(
-            "(?:" + "|".join(map(re.escape, char_spellings(ch))) + ")"
-            for ch in secret[:PREFIX_CHARS]
-        )
-        patterns += [f"(?i:{prefix})", *(f"(?i:{re.escape(form)})" for form in forms)]
+        if key_shaped(secret):
+            forms = [*sorted(encoded_forms(secret)), secret[:PREFIX_CHARS]]
+            patterns += [f"(?i:{re.escape(form)})" for form in forms]
+        else:
+            patterns += [re.escape(form) for form in sorted(encoded_forms(secret))]
     return patterns
 
 
