@@ -106,7 +106,7 @@ def _graded_function(module: str, name: str) -> Any:
 
 def markers(install: Path) -> dict[str, bytes]:
     """Pieces of each graded function and of the solution found in no file of the stripped
-    copy, nor in another package of `install` (a venv): up to two source lines each, and each
+    copy, nor in another package of `install` (a venv): one source line each, and each
     function's bytecode."""
     copy = stripped_package(LAB)
     corpus = b"\0".join(path.read_bytes() for path in copy.rglob("*") if path.is_file())
@@ -122,7 +122,7 @@ def markers(install: Path) -> dict[str, bytes]:
     for name, source in (sources | stored).items():
         lines = [line.strip() for line in source.splitlines()[1:]]
         lines = [line for line in lines if len(line) >= 24 and not line.startswith("#")]
-        for number, line in enumerate([x for x in lines if x.encode() not in corpus][:2], 1):
+        for number, line in enumerate([x for x in lines if x.encode() not in corpus][:1], 1):
             found[f"{name}, line {number}"] = line.encode()
     for module, name in LAB.stripped:
         code = _graded_function(module, name).__code__.co_code
