@@ -57,10 +57,6 @@ class PythonView:
     def arguments(self) -> list[str]:
         return [arg for step in self.steps for arg in step]
 
-    def readable(self) -> list[Path]:
-        """The folders and files bound (the targets), for docs and tests."""
-        return [Path(step[-1]) for step in self.steps if step[0] == "--ro-bind"]
-
 
 @functools.cache
 def _probe(pythonpath: str | None) -> tuple[tuple[str, ...], tuple[str, ...]]:
