@@ -106,22 +106,42 @@ def run_judged(
         del nb.cells[first:]
     if problem and (not stopped_at or stopped_at[-1] < first):
         return problem, None
+    stopped = stopped_at[-1] if problem and stopped_at else None
+    answered = _answered(asked, outputs, replies, first, stopped, problem)
+    broken = _broken_exercises(nb, lab, replies)
+    unasked = f"not asked: the run stopped before it ({problem})" if problem else ""
+    report = judge_answers(lab, asked, answered, seed, broken, unasked)
+    return "", {"seed": seed, "checks": [asdict(check) for check in report.checks]}
+
+
+def _answered(
+    asked: Sequence[Any],
+    outputs: list[list[Any]],
+    replies: dict[int, Any],
+    first: int,
+    stopped: int | None,
+    problem: str,
+) -> dict[int, Any]:
+    """Each question's answer by its number: read from its cell, or why there is none (the run
+    stopped in it); a question never reached has no entry."""
     answered = {}
     for question, outs in zip(asked, outputs, strict=True):
         index = first + question.number - 1
-        if problem and stopped_at and stopped_at[-1] == index:
+        if stopped == index:
             answered[question.number] = (None, f"no answer: {problem}")
         elif index in replies or outs:
             answered[question.number] = answer_in(outs, replies.get(index))
+    return answered
+
+
+def _broken_exercises(nb: Any, lab: Lab, replies: dict[int, Any]) -> dict[str, str]:
+    """The exercise cells that failed to run, by cell id, with what their reply said."""
     exercise_cells = {exercise.cell for exercise in lab.exercises}
-    broken = {
+    return {
         cell.get("id"): said
         for index, cell in enumerate(nb.cells)
         if cell.get("id") in exercise_cells and (said := cell_problem(replies.get(index)))
     }
-    unasked = f"not asked: the run stopped before it ({problem})" if problem else ""
-    report = judge_answers(lab, asked, answered, seed, broken, unasked)
-    return "", {"seed": seed, "checks": [asdict(check) for check in report.checks]}
 
 
 def grade_one(

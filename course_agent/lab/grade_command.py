@@ -209,11 +209,8 @@ def _write_outputs(rows: list[GradeRow], args: argparse.Namespace, seconds: floa
         print(f"{len(written)} feedback files written to {args.feedback}")
 
 
-def main_grade(argv: Sequence[str] | None = None) -> int:
-    """`course-agent grade ...`: 0 once every submission has a row (with `--check N`: 0 only if
-    every one passed check N, else 1), 2 for bad usage."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _checked_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
+    """The notebooks the arguments name, once each figure is in range; parser.error otherwise."""
     if args.timeout <= 0 or args.jobs < 1:
         parser.error("--timeout must be above 0 and --jobs at least 1")
     most = max(len(lab.parts) for lab in LABS.values())
@@ -228,6 +225,15 @@ def main_grade(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if not paths:
         parser.error("no *.ipynb found in the folders given")
+    return paths
+
+
+def main_grade(argv: Sequence[str] | None = None) -> int:
+    """`course-agent grade ...`: 0 once every submission has a row (with `--check N`: 0 only if
+    every one passed check N, else 1), 2 for bad usage."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    paths = _checked_arguments(parser, args)
     # One per student, by where it lies below the folders given (students.py).
     chosen = one_per_student(paths, args.submissions, lab_names(args.lab), args.strip_prefix)
     paths = [submission.path for submission in chosen if submission.path is not None]
