@@ -16,7 +16,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "course_agent"
 WAITING = {
     "safety/redaction.py:_Cutter.__init__": 24,
     "tools/guards/walk.py:Walk.__iter__": 29,
-    "tools/guards/ignore_file.py:IgnoreFile.__init__": 24,
 }
 
 

@@ -75,44 +75,60 @@ class IgnoreFile:
         # Every table is a pair indexed by is_dir: [0] the lines that can match a file, [1] the
         # lines that can match a directory (all of them: "build/" matches directories only).
         # Each maps a name, an extension, a prefix or a path to the last line naming it.
-        tables: dict[str, tuple[dict[str, int], dict[str, int]]] = {
+        self._tables: dict[str, tuple[dict[str, int], dict[str, int]]] = {
             shape: ({}, {}) for shape in ("name", "suffix", "prefix", "path")
         }
-        ends: dict[str, tuple[list[tuple[int, Segment]], list[tuple[int, Segment]]]] = {
+        self._ends: dict[str, tuple[list[tuple[int, Segment]], list[tuple[int, Segment]]]] = {
             "head": ([], []),
             "tail": ([], []),
         }
-        wildcards: list[str] = []
-        self._wild: list[tuple[int, bool]] = []  # per wildcard: (its line's index, dirs only)
-        steps = 0
+        self._patterns: list[str] = []  # the automaton's alternatives, one per line
+        self._wild: list[tuple[int, bool]] = []  # per alternative: (its line's index, dirs only)
+        self._steps = 0
         for text in lines:
-            line = parse_line(text)
-            if line is None:
-                continue
-            wild = text.count("*") + text.count("?") + text.count("[")
-            too_long = len(text) > MAX_LINE_CHARS or wild > MAX_LINE_WILDCARDS
-            shape, key = ("long", "") if too_long else _shape(line)
-            kinds = (False, True) if not line.dirs_only else (True,)
-            if shape in tables:
-                for is_dir in kinds:
-                    tables[shape][is_dir][str(key)] = len(self.hides)
-                self.hides.append(line.hides)
-                continue
-            need = str(key).count("/") + 3  # segments, a "*" after a last "**", the end
-            fits = shape != "long" and steps + need <= MAX_STEPS
-            if not fits or len(wildcards) + self._regex_lines(ends) >= MAX_WILDCARD_LINES:
-                self.skipped += 1
-                continue
-            if isinstance(key, Segment):
-                for is_dir in kinds:
-                    ends[shape][is_dir].append((len(self.hides), key))
-            elif _valid(key):
-                steps += need
-                wildcards.append(key)
-                self._wild.append((len(self.hides), line.dirs_only))
-            else:
-                continue
-            self.hides.append(line.hides)
+            self._add(text)
+        self._compile()
+        self.size, self.complete = size, not cut and not self.skipped
+
+    def _add(self, text: str) -> None:
+        """Read one line and file it where it is matched, or count it as not applied."""
+        line = parse_line(text)
+        if line is None:
+            return
+        wild = text.count("*") + text.count("?") + text.count("[")
+        too_long = len(text) > MAX_LINE_CHARS or wild > MAX_LINE_WILDCARDS
+        shape, key = ("long", "") if too_long else _shape(line)
+        kinds = (False, True) if not line.dirs_only else (True,)
+        if shape in self._tables:
+            for is_dir in kinds:
+                self._tables[shape][is_dir][str(key)] = len(self.hides)
+        elif not self._matched(line, shape, key, kinds):
+            return
+        self.hides.append(line.hides)
+
+    def _matched(
+        self, line: IgnoreLine, shape: str, key: str | Segment, kinds: tuple[bool, ...]
+    ) -> bool:
+        """File a line that needs a regex or the automaton; False when it is not applied."""
+        need = str(key).count("/") + 3  # segments, a "*" after a last "**", the end
+        fits = shape != "long" and self._steps + need <= MAX_STEPS
+        if not fits or len(self._patterns) + self._regex_lines(self._ends) >= MAX_WILDCARD_LINES:
+            self.skipped += 1
+            return False
+        if isinstance(key, Segment):
+            for is_dir in kinds:
+                self._ends[shape][is_dir].append((len(self.hides), key))
+            return True
+        if not _valid(key):
+            return False  # git matches nothing with it either
+        self._steps += need
+        self._patterns.append(key)
+        self._wild.append((len(self.hides), line.dirs_only))
+        return True
+
+    def _compile(self) -> None:
+        """The tables' lengths, the regexes and the automaton, once every line is filed."""
+        tables, ends = self._tables, self._ends
         # The lengths of suffixes and prefixes: a name is looked up once per length.
         self._sizes = tuple(
             tuple(tuple(sorted({len(end) for end in table})) for table in tables[shape])
@@ -124,10 +140,9 @@ class IgnoreFile:
         )
         self._heads = tuple(_alternation(found) for found in ends["head"])
         self._tails = tuple(_by_width(found) for found in ends["tail"])
-        self.wildcards = len(wildcards) + self._regex_lines(ends)
-        self._wildcard = Wildcard(wildcards) if wildcards else None
+        self.wildcards = len(self._patterns) + self._regex_lines(ends)
+        self._wildcard = Wildcard(self._patterns) if self._patterns else None
         self._finals: dict[str, Finals] = {}
-        self.size, self.complete = size, not cut and not self.skipped
 
     @staticmethod
     def _regex_lines(ends: dict[str, tuple[list[tuple[int, Segment]], ...]]) -> int:
