@@ -82,7 +82,6 @@ class HttpModel:
         request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
         max_retries: int = MAX_RETRIES,
         first_backoff: float = FIRST_BACKOFF,
-        transport: httpx.BaseTransport | None = None,
         record: Path | str | TextIO | None = None,
     ) -> None:
         self.wire = wire
@@ -101,7 +100,6 @@ class HttpModel:
         self.max_retries = max_retries
         self.first_backoff = first_backoff
         self.record = record
-        self._transport = transport
         # The instant (time.monotonic) the whole run must end by, if a run set one: each request
         # is bounded by what is left of it too (app/guard.py's RunDeadline sets it).
         self.ends_at: float | None = None
@@ -164,7 +162,7 @@ class HttpModel:
             "Accept-Encoding": ACCEPT_ENCODING,
             **self.wire.headers(self._api_key),
         }
-        client = httpx.Client(transport=self._transport, follow_redirects=False, verify=_tls())
+        client = httpx.Client(follow_redirects=False, verify=_tls())
         with client, Watchdog(clock) as watchdog:
             for attempt in range(self.max_retries + 1):
                 final = attempt == self.max_retries
