@@ -37,6 +37,7 @@ __all__ = [
     "MAX_TURNS",
     "NOT_RUN",
     "SYSTEM_PROMPT",
+    "TOO_MANY",
     "check_transcript",
     "observe",
     "query",
@@ -44,9 +45,12 @@ __all__ = [
 ]
 
 MAX_TURNS = 12  # the offline question needs 3; a real model rarely needs more than 8 to read around
-# Calls run in one turn: models make 1 to 5 in parallel; each past this is answered, not run, so a
-# stream of 10,000 calls costs 32 tool runs, not 10,000.
+# Calls run in one turn (models make 1 to 5): each past it is answered without running.
 MAX_CALLS = 32
+TOO_MANY = (
+    "too many calls in one turn; at most {} run, and this one did not: "
+    "make it again in a later turn if you still need it"
+)
 SYSTEM_PROMPT = (
     "You are a coding agent with read-only access to a repository (the working directory). "
     "Look before you answer: glob to list files, grep to search, read_file to read. "
@@ -122,14 +126,6 @@ def query(
     return "".join(text), merger.drain(), finish
 
 
-def _too_many(max_calls: int) -> ToolResult:
-    return ToolResult(
-        f"too many calls in one turn; at most {max_calls} run, and this one did not: "
-        "make it again in a later turn if you still need it",
-        ok=False,
-    )
-
-
 def observe(
     calls: list[ToolCall],
     registry: Registry,
@@ -150,7 +146,7 @@ def observe(
                 yield ToolStarted(call)
                 result = registry.execute(call, ctx)
             else:
-                result = _too_many(max_calls)
+                result = ToolResult(TOO_MANY.format(max_calls), ok=False)
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result.content})
             answered += 1
             yield ToolFinished(call, result)
