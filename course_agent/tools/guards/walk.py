@@ -51,6 +51,10 @@ _HELD_LEVELS = 64
 # Bytes of ignore files a Visibility keeps read, over all the folders it was asked about.
 _KEPT_BYTES = 4 * MAX_RULES_BYTES
 
+# A folder being walked: (prefix relative to top, rules in force, its listing, depth, its
+# descriptor, the test of wanted names).
+_Frame = tuple[str, Rules, Iterator[str], int, int | None, Callable[[str], bool] | None]
+
 # Control characters would break "one path per line"; they are shown as escapes instead.
 _ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
 
@@ -182,24 +186,17 @@ class Walk:
         return self.stopped
 
     def __iter__(self) -> Iterator[str]:
-        try:
-            rules = Visibility(self.root, self.deadline).rules_in(self.top)
-        except TimeoutError:
-            self.stopped = True
+        first = self._first_frame()
+        if first is None:
             return
-        if isinstance(rules, str):
-            self.blocked, self.complete = rules, True
-            return
-        self.rules_cut = not rules.complete
         base = f"{self.top}/" if self.top else ""  # rules want paths from the root
-        keys, _, fd = self._enter(self.top, self.top, None, hold=True)
         # A stack of (prefix relative to top, rules in force, the listing, depth, descriptor,
         # the test of wanted names): each listing is read whole; a folder's descriptor stays
         # open while its subfolders are opened within it.
-        stack = [("", rules, iter(keys), 0, fd, self._wanted(""))]
+        stack = [first]
         try:
             while stack:
-                prefix, rules, keys, depth, fd, wanted = stack[-1]
+                prefix, rules, keys, _, fd, wanted = stack[-1]
                 ruled = bool(rules.files) or rules.parent is not None  # any ignore file in force?
                 for key in keys:
                     if self.budget is not None and self.walked >= self.budget:
@@ -217,30 +214,10 @@ class Walk:
                         if wanted is None or wanted(key):
                             yield prefix + key
                         continue
-                    name = key[:-1]
-                    path = prefix + name
-                    if is_skipped(name):
+                    if (frame := self._descend(stack[-1], key[:-1], base, ruled)) is None:
                         continue
-                    if ruled and (hidden_by := rules.hidden_by(base + path, True)):
-                        self.hidden[hidden_by] += 1
-                        continue
-                    if self.max_depth is not None and depth >= self.max_depth:
-                        self.beyond += 1
-                        continue
-                    hold = depth < _HELD_LEVELS
-                    inner, found, inner_fd = self._enter(base + path, name, fd, hold)
-                    below = rules.below(self.root, base + path, found) if found else rules
-                    frame = (
-                        path + "/",
-                        below,
-                        iter(inner),
-                        depth + 1,
-                        inner_fd,
-                        self._wanted(path),
-                    )
-                    stack.append(frame)
-                    self.rules_cut = self.rules_cut or not below.complete
-                    if found and self._out_of_time():  # ignore files may take a while
+                    stack.append(frame)  # held on the stack: closed however the walk ends
+                    if self.stopped:
                         return
                     break  # walk the subdirectory now: its paths sort before the next entry
                 else:
@@ -249,9 +226,43 @@ class Walk:
                         os.close(fd)
             self.complete = True
         finally:  # stopped by the budget, or abandoned by the caller: close what is held
-            for frame in stack:
-                if frame[4] is not None:
-                    os.close(frame[4])
+            _close_all(stack)
+
+    def _first_frame(self) -> _Frame | None:
+        """The top folder's frame, or None when it is not walked (blocked, or out of time)."""
+        try:
+            rules = Visibility(self.root, self.deadline).rules_in(self.top)
+        except TimeoutError:
+            self.stopped = True
+            return None
+        if isinstance(rules, str):
+            self.blocked, self.complete = rules, True
+            return None
+        self.rules_cut = not rules.complete
+        keys, _, fd = self._enter(self.top, self.top, None, hold=True)
+        return ("", rules, iter(keys), 0, fd, self._wanted(""))
+
+    def _descend(self, parent: _Frame, name: str, base: str, ruled: bool) -> _Frame | None:
+        """The frame of the subfolder `name` of the folder `parent` walks, or None when it is
+        skipped, hidden or beyond max_depth (counted as such); sets `stopped` when reading its
+        ignore files took the time left."""
+        prefix, rules, _, depth, fd, _ = parent
+        path = prefix + name
+        if is_skipped(name):
+            return None
+        if ruled and (hidden_by := rules.hidden_by(base + path, True)):
+            self.hidden[hidden_by] += 1
+            return None
+        if self.max_depth is not None and depth >= self.max_depth:
+            self.beyond += 1
+            return None
+        inner, found, inner_fd = self._enter(base + path, name, fd, depth < _HELD_LEVELS)
+        below = rules.below(self.root, base + path, found) if found else rules
+        self.rules_cut = self.rules_cut or not below.complete
+        frame = (path + "/", below, iter(inner), depth + 1, inner_fd, self._wanted(path))
+        if found:
+            self._out_of_time()  # ignore files may take a while
+        return frame
 
     def _wanted(self, folder: str) -> Callable[[str], bool] | None:
         return None if self.names is None else self.names(folder)
@@ -283,6 +294,12 @@ class Walk:
         text = f"{first} path{'' if first == 1 else 's'} hidden by {kind}"
         text += "".join(f", {count} by {kind}" for kind, count in others)
         return text if self.complete else f"at least {text}"
+
+
+def _close_all(stack: list[_Frame]) -> None:
+    for frame in stack:
+        if frame[4] is not None:
+            os.close(frame[4])
 
 
 class Visibility:
