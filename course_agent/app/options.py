@@ -11,7 +11,15 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+# Each declared once where it belongs, in modules that import nothing heavy: the loop's turns,
+# the gateway's models and timeouts (providers/defaults.py).
 from course_agent.loop import MAX_TURNS
+from course_agent.providers.defaults import (
+    DEFAULT_ANTHROPIC_MODEL,
+    DEFAULT_MODEL,
+    DEFAULT_REQUEST_TIMEOUT,
+    DEFAULT_TIMEOUT,
+)
 
 __all__ = [
     "DEFAULT_ANTHROPIC_MODEL",
@@ -29,21 +37,13 @@ __all__ = [
     "seconds_from",
 ]
 
-# The loop's own (it imports only the protocol and the accumulator). The wire formats' models and
-# the gateway's timeouts are written out here, not imported: the wire formats load both parsers,
-# and gateway/ is providers' own (tests/test_import_graph.py); tests/test_options.py checks that
-# they are those modules' own.
-DEFAULT_MODEL = "gpt-4o-mini"
-DEFAULT_ANTHROPIC_MODEL = "claude-haiku-4-5"
 PROVIDERS = ("openai", "anthropic")  # the wire formats `choose(provider=...)` accepts
 TIMEOUT_VARIABLE = "COURSE_AGENT_TIMEOUT"  # seconds to wait for the gateway: connecting, or data
 REQUEST_TIMEOUT_VARIABLE = "COURSE_AGENT_REQUEST_TIMEOUT"  # seconds for one whole request
 RUN_DEADLINE_VARIABLE = "COURSE_AGENT_RUN_DEADLINE"  # seconds for a whole run (every turn)
-# The defaults a student can live with (docs/hardening.md): a silent gateway is named within 30 s
-# (60 s when it trickles a byte now and then), one request ends within 5 minutes, and so does a
-# whole run. Checked against providers.gateway.deadlines and app.guard by tests/test_options.py.
-DEFAULT_TIMEOUT = 30.0
-DEFAULT_REQUEST_TIMEOUT = 300.0
+# A whole run (one question, every turn and call) ends within 5 minutes, as one request does
+# (docs/hardening.md): long enough for any question a student asks, short enough that a stuck
+# run says so while the student is still looking. app/guard.py's RunDeadline uses it.
 DEFAULT_RUN_SECONDS = 300.0
 
 

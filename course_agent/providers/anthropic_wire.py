@@ -13,6 +13,7 @@ from typing import Any
 
 from course_agent.providers.anthropic_events import events_from_lines
 from course_agent.providers.anthropic_messages import translate_messages, translate_tools
+from course_agent.providers.defaults import DEFAULT_ANTHROPIC_MODEL
 from course_agent.providers.wire import WireFormat
 
 __all__ = [
@@ -70,7 +71,7 @@ def anthropic_wire(max_tokens: int = DEFAULT_MAX_TOKENS) -> WireFormat:
         url_hint="the API root, without /v1",
         api="the Anthropic Messages API",
         default_url="https://api.anthropic.com",
-        default_model="claude-haiku-4-5",
+        default_model=DEFAULT_ANTHROPIC_MODEL,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from course_agent.providers.defaults import DEFAULT_MODEL
 from course_agent.providers.openai_chunks import events_from_lines
 from course_agent.providers.wire import WireFormat
 
@@ -41,5 +42,5 @@ OPENAI = WireFormat(
     url_hint="it usually ends in /v1",
     api="an OpenAI-compatible API",
     default_url="https://api.openai.com/v1",
-    default_model="gpt-4o-mini",
+    default_model=DEFAULT_MODEL,
 )

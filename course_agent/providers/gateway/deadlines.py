@@ -17,14 +17,13 @@ from types import TracebackType
 from typing import Any
 
 from course_agent.protocol import GatewayError
+from course_agent.providers.defaults import DEFAULT_REQUEST_TIMEOUT, DEFAULT_TIMEOUT
 from course_agent.providers.gateway import errors
 
 __all__ = ["DEFAULT_REQUEST_TIMEOUT", "DEFAULT_TIMEOUT", "LONGEST_WAIT", "Clock", "Watchdog"]
 
 # A silent gateway is named within 30 s (60 when it trickles bytes that end no line); a whole
 # request ends within 5 minutes: figures a student waits out (app/options.py declares them too).
-DEFAULT_TIMEOUT = 30.0  # COURSE_AGENT_TIMEOUT: the longest silence, in seconds
-DEFAULT_REQUEST_TIMEOUT = 300.0  # COURSE_AGENT_REQUEST_TIMEOUT: one whole request, retries included
 # A longer timeout is this: sockets overflow (OverflowError) at about 300 years, 1e10 s.
 LONGEST_WAIT = 7 * 24 * 3600.0
 
