@@ -21,6 +21,7 @@ from pathlib import Path
 from big_file import grep_memory_rows, read_file_rows, read_one_line_rows
 from corpus import PLANTED, build_tree, make_big_file, scratch_dir
 from first_page import first_page_rows
+from ignores import ignore_rows
 from measure import gnu_time
 from report import Row, format_table
 from search import glob_rows, grep_rows
@@ -31,7 +32,7 @@ from course_agent.tools.grep_files import find_rg
 
 __all__ = ["SUITES", "describe_machine", "main", "parse_args"]
 
-SUITES = ["grep", "glob", "read_file", "grep_memory", "client", "startup"]
+SUITES = ["grep", "glob", "ignores", "read_file", "grep_memory", "client", "startup"]
 
 
 def _version(command: list[str]) -> str:
@@ -89,7 +90,7 @@ def main(argv: list[str]) -> int:
             print(f"  {name}: {time.perf_counter() - begun:.0f} s", flush=True)
 
     try:
-        if {"grep", "glob"} & set(args.only):
+        if {"grep", "glob", "ignores"} & set(args.only):
             tree = build_tree(scratch)
             sources = " + ".join(str(path) for path in tree.sources.values())
             copied = f", {tree.copied:,} copied" if tree.copied else ""
@@ -102,6 +103,8 @@ def main(argv: list[str]) -> int:
             suite("grep", lambda: grep_rows(tree, args.repeat, notes))
             suite("glob", lambda: glob_rows(tree, args.repeat, notes))
             suite("glob", lambda: first_page_rows(scratch, args.repeat, notes))
+            # Last: it plants ignore files in the tree the rows above measured without them.
+            suite("ignores", lambda: ignore_rows(tree, args.repeat, notes))
         if {"read_file", "grep_memory"} & set(args.only):
             big = make_big_file(scratch / "lines")
             one_line = None if args.quick else make_big_file(scratch / "one-line", one_line=True)

@@ -134,6 +134,8 @@ class IgnoreFile:
             tuple(tuple(sorted({len(end) for end in table})) for table in tables[shape])
             for shape in ("suffix", "prefix")
         )
+        self._ends_with = tuple(frozenset(end[-1] for end in table) for table in tables["suffix"])
+        self._starts_with = tuple(frozenset(key[0] for key in table) for table in tables["prefix"])
         self._by_kind = tuple(
             tuple(tables[shape][is_dir] for shape in ("name", "suffix", "prefix", "path"))
             for is_dir in (0, 1)
@@ -151,25 +153,20 @@ class IgnoreFile:
     def verdict(self, relative: str, is_dir: bool) -> bool | None:
         """True: a line hides `relative`; False: a "!" line re-includes it; None: none matches."""
         directory, _, name = relative.rpartition("/")
-        names, suffixes, prefixes, paths = self._by_kind[is_dir]
-        best = names.get(name, -1)
-        if paths:
-            best = max(best, paths.get(relative, -1))
-        suffix_sizes, prefix_sizes = self._sizes[0][is_dir], self._sizes[1][is_dir]
-        for size in suffix_sizes:
-            if size > len(name):
-                break
-            best = max(best, suffixes.get(name[-size:], -1))
-        for size in prefix_sizes:
-            if size > len(name):
-                break
-            best = max(best, prefixes.get(name[:size], -1))
+        names, _, _, paths = self._by_kind[is_dir]
+        best = names.get(name, -1)  # comparisons, not max(): a walk asks this of every entry
+        if paths and (found := paths.get(relative, -1)) > best:
+            best = found
+        length = len(name)
+        # Most names end and start with a character no suffix ends and no prefix starts with.
+        if name[-1:] in self._ends_with[is_dir] or name[:1] in self._starts_with[is_dir]:
+            best = self._by_ends(name, is_dir, best)
         heads = self._heads[is_dir]
-        if heads is not None and (found := heads.match(name)):
-            best = max(best, int(str(found.lastgroup)[1:]))
+        if heads is not None and (match := heads.match(name)):
+            best = max(best, int(str(match.lastgroup)[1:]))
         for width, tails in self._tails[is_dir]:
-            if width <= len(name) and (found := tails.match(name, len(name) - width)):
-                best = max(best, int(str(found.lastgroup)[1:]))
+            if width <= length and (match := tails.match(name, length - width)):
+                best = max(best, int(str(match.lastgroup)[1:]))
         if self._wildcard is not None:
             finals = self._finals.get(directory) or self._finals_in(directory)
             for line, test in finals[is_dir]:
@@ -178,6 +175,21 @@ class IgnoreFile:
                 if test(name):
                     return self.hides[line]
         return None if best < 0 else self.hides[best]
+
+    def _by_ends(self, name: str, is_dir: bool, best: int) -> int:
+        """`best`, or a later line naming a suffix or a prefix of `name`: one lookup a length."""
+        _, suffixes, prefixes, _ = self._by_kind[is_dir]
+        for size in self._sizes[0][is_dir]:
+            if size > len(name):
+                break
+            if (found := suffixes.get(name[-size:], -1)) > best:
+                best = found
+        for size in self._sizes[1][is_dir]:
+            if size > len(name):
+                break
+            if (found := prefixes.get(name[:size], -1)) > best:
+                best = found
+        return best
 
     def _finals_in(self, directory: str) -> Finals:
         """Per is_dir, (line, test of the name) for the wildcard lines that can match in
