@@ -179,11 +179,12 @@ def test_the_120_report_counts_match_the_mixture(class120, reference, tmp_path) 
         assert set(row.failed) == fails.get(kind, set()), (row.submission, kind)
     # The package's answer, imported, is not there where the grader asks: checks fail.
     assert all(fails[f"imported: exercise {n}"] for n in (1, 2, 3))
-    # The starters' stub groups as one failure, counted once per starter, in each check it fails.
-    stub = "write this part: the TODO comment above says what it must do"
+    # The starters' stub groups as one failure, counted once per starter, in each check it fails
+    # (the exercises' headings, quoted, are parts a pattern leaves out: "in '…': write ...").
+    stub = ": write this part: the TODO comment above says what it must do"
     for check in figures["checks"]:
-        counts = {failure["pattern"]: failure["count"] for failure in check["top"]}
-        assert counts.get(stub) == (12 if check["number"] in (3, 4, 5, 7) else None), check
+        counts = [failure["count"] for failure in check["top"] if failure["pattern"].endswith(stub)]
+        assert counts == ([12] if check["number"] in (3, 4, 5, 7) else []), check
 
 
 def missing_browser() -> str | None:
