@@ -20,7 +20,7 @@ from course_agent.safety import redaction
 from course_agent.tools import glob_files as glob_module
 from course_agent.tools.glob_files import GlobArgs, run_glob
 from course_agent.tools.guards import walk as walk_module
-from course_agent.tools.guards.walk import SKIP_DIRS, Walk, show_path, walk_files
+from course_agent.tools.guards.walk import SKIP_DIRS, Walk, show_path
 
 
 def make_tree(root: Path, files: list[str]) -> Path:
@@ -71,10 +71,10 @@ def test_walk_skips_the_noise_at_any_depth(tree: Path) -> None:
 
 
 def test_walk_from_a_subdirectory_with_a_depth_bound(tree: Path) -> None:
-    assert sorted(walk_files(tree, "src", max_depth=0)) == ["calc.js", "report.js", "types.ts"]
-    assert "lib/deep/util.js" in set(walk_files(tree, "src"))
-    assert list(walk_files(tree, "node_modules")) == []  # skipped even when asked for
-    assert list(walk_files(tree, "missing")) == []
+    assert sorted(Walk(tree, "src", max_depth=0)) == ["calc.js", "report.js", "types.ts"]
+    assert "lib/deep/util.js" in set(Walk(tree, "src"))
+    assert list(Walk(tree, "node_modules")) == []  # skipped even when asked for
+    assert list(Walk(tree, "missing")) == []
 
 
 def test_walk_never_enters_symlinked_directories(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_walk_never_enters_symlinked_directories(tmp_path: Path) -> None:
     (root / "sneaky.js").symlink_to("spin/../out/secret.js")  # through a loop, then out
     # Symlinked files are not listed either, even inside (alias.js): ripgrep never searches
     # them, so grep would never find what glob listed. Their targets are listed as themselves.
-    assert sorted(walk_files(root.resolve())) == ["a.js", "sub/b.js"]
+    assert sorted(Walk(root.resolve())) == ["a.js", "sub/b.js"]
 
 
 @pytest.mark.parametrize(

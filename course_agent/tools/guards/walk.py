@@ -25,7 +25,6 @@ __all__ = [
     "is_skipped",
     "linked_prefix",
     "show_path",
-    "walk_files",
 ]
 
 # Skipped at any depth, by every tool, even where no ignore file names them: one call would
@@ -347,8 +346,3 @@ class Visibility:
 
     def __call__(self, path: str) -> bool:
         return self.why_hidden(path) is None
-
-
-def walk_files(root: Path, top: str = "", max_depth: int | None = None) -> Iterator[str]:
-    """The files of `Walk(root, top, max_depth)`, for callers that need nothing else."""
-    return iter(Walk(root, top, max_depth))
