@@ -65,6 +65,33 @@ def _spelled_pattern(key: str) -> str:
     )
 
 
+def _match_any(keys: list[str], forms: list[str], loose: set[str]) -> re.Pattern[str] | None:
+    """One pattern for every secret: a spelled prefix of a key-shaped key (group "key"), or a
+    form as a string (`loose` ones in any letter case); None when there is nothing to cut."""
+    spelled_keys = "|".join(_spelled_pattern(key) for key in keys)
+    parts = [f"(?P<key>(?i:{spelled_keys}))"] if keys else []
+    parts += [f"(?i:{re.escape(f)})" if f in loose else re.escape(f) for f in forms]
+    return re.compile("|".join(parts)) if parts else None
+
+
+def _form_starts(forms: list[str], loose: set[str]) -> dict[str, list[tuple[str, bool]]]:
+    """First character -> (form, matched in any case): where a held tail may start."""
+    starts: dict[str, list[tuple[str, bool]]] = {}
+    for form in forms:
+        if len(form) > 1:
+            first = {form[0].lower(), form[0].upper()} if form in loose else {form[0]}
+            spelt = form.lower() if form in loose else form
+            for ch in first:
+                starts.setdefault(ch, []).append((spelt, form in loose))
+    return starts
+
+
+def _key_starts(keys: list[str]) -> frozenset[str]:
+    """Every character a spelling of a key-shaped key may start with, in either case."""
+    found = {s[0] for key in keys for s in char_spellings(key[0])}
+    return frozenset(found | {ch.upper() for ch in found})
+
+
 class _Cutter:
     """The compiled pattern for one set of secrets (built once per set, see `_cutter`)."""
 
@@ -75,26 +102,14 @@ class _Cutter:
         loose = {form for key in self.keys for form in whole_forms(key)}  # any letter case
         exact = {form for key in secrets if not key_shaped(key) for form in encoded_forms(key)}
         self.forms = sorted(loose | exact, key=len, reverse=True)  # a longer form wins
-        spelled_keys = "|".join(_spelled_pattern(key) for key in self.keys)
-        parts = [f"(?P<key>(?i:{spelled_keys}))"] if self.keys else []
-        parts += [f"(?i:{re.escape(f)})" if f in loose else re.escape(f) for f in self.forms]
-        self.pattern = re.compile("|".join(parts)) if parts else None
-        # first character -> (form, matched in any case): where a held tail may start
-        self.starts: dict[str, list[tuple[str, bool]]] = {}
-        for form in self.forms:
-            if len(form) > 1:
-                first = {form[0].lower(), form[0].upper()} if form in loose else {form[0]}
-                spelt = form.lower() if form in loose else form
-                for ch in first:
-                    self.starts.setdefault(ch, []).append((spelt, form in loose))
-        key_starts = {s[0] for key in self.keys for s in char_spellings(key[0])}
-        key_starts |= {ch.upper() for ch in key_starts}
-        self.key_starts = frozenset(key_starts)
+        self.pattern = _match_any(self.keys, self.forms, loose)
+        self.starts = _form_starts(self.forms, loose)
+        self.key_starts = _key_starts(self.keys)
         self.longest = max(
             [len(form) for form in self.forms] + [LONGEST_SPELLING * len(k) for k in self.keys],
             default=0,
         )
-        firsts = sorted(set(self.starts) | key_starts)
+        firsts = sorted(set(self.starts) | self.key_starts)
         self.first = re.compile("|".join(map(re.escape, firsts))) if firsts else None
 
     def _key_end(self, text: str, start: int, fallback: int) -> tuple[int, bool]:
