@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from course_agent.argument_caps import MAX_FIELD_CHARS
 from course_agent.protocol import ToolError
 
-__all__ = ["MAX_PATH_CHARS", "is_inside", "resolve_inside"]
-
-MAX_PATH_CHARS = 4096  # Linux's PATH_MAX: no longer path can be opened anyway
+__all__ = ["is_inside", "resolve_inside"]
 
 
 def is_inside(root: Path, target: Path) -> bool:
@@ -33,9 +32,9 @@ def resolve_inside(root: Path, path: str) -> Path:
     """
     if not path.strip():
         raise ToolError("path is empty: give a path relative to the working directory, e.g. a.js")
-    if len(path) > MAX_PATH_CHARS:  # Python's departure: no file has a longer path
+    if len(path) > MAX_FIELD_CHARS:  # Python's departure: no file has a longer path
         raise ToolError(
-            f"path is {len(path):,} characters long; at most {MAX_PATH_CHARS} are accepted"
+            f"path is {len(path):,} characters long; at most {MAX_FIELD_CHARS} are accepted"
         )
     root = root.resolve()
     target = _resolved(root / path, path)  # root / "/etc/passwd" is /etc/passwd: judged too

@@ -9,11 +9,11 @@ from gateway import Reply, sse_reply
 from pydantic import BaseModel
 
 from course_agent.app.guard import (
-    MAX_ARGUMENTS_CHARS,
     GuardedRegistry,
     RunDeadline,
     run_guarded,
 )
+from course_agent.argument_caps import MAX_ARGUMENTS_CHARS
 from course_agent.loop import MAX_CALLS, check_transcript
 from course_agent.offline.repository import build_sandbox
 from course_agent.protocol import (

@@ -31,12 +31,12 @@ from gateway import (
 from turns import merged
 
 from course_agent.accumulator import ToolCallAccumulator
+from course_agent.argument_caps import MAX_ARGUMENTS
 from course_agent.loop import run_agent
 from course_agent.protocol import AgentStopped, GatewayError, ToolCallDelta, ToolContext
 from course_agent.providers import http as http_module
 from course_agent.providers.anthropic_wire import ANTHROPIC
 from course_agent.providers.gateway.limits import (
-    MAX_ARGUMENTS,
     MAX_CALLS_HELD,
     MAX_ERROR_BODY,
     MAX_TEXT,

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from course_agent.argument_caps import MAX_ARGUMENTS
 from course_agent.protocol import GatewayError, TextDelta, ToolCallDelta
 from course_agent.providers.gateway.limits import (
-    MAX_ARGUMENTS,
     MAX_CALLS_HELD,
     MAX_ERROR_BODY,
     MAX_TEXT,

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from course_agent.argument_caps import MAX_FIELD_CHARS
 from course_agent.protocol import ToolError
 from course_agent.tools.guards.wildcard import (
     MAX_ALTERNATIVES,
     MAX_HELD,
-    MAX_PATTERN_CHARS,
     MAX_STEPS,
     Wildcard,
     expand_braces,
@@ -71,7 +71,7 @@ def test_brace_expansion() -> None:
         ("{a,b", "has a { without a closing }"),
         ("[z-a]", "not a valid wildcard"),
         ("{a,b}" * 7, f"more than {MAX_ALTERNATIVES} alternatives"),
-        ("x" * (MAX_PATTERN_CHARS + 1), f"at most {MAX_PATTERN_CHARS}"),
+        ("x" * (MAX_FIELD_CHARS + 1), f"at most {MAX_FIELD_CHARS}"),
     ],
 )
 def test_bad_patterns_are_refused_in_words(pattern: str, words: str) -> None:
@@ -116,7 +116,7 @@ def test_deeply_nested_braces_are_refused_or_matched_without_recursion() -> None
     nested = "{" * 2000 + "a" + "}" * 2000
     assert Wildcard(nested).match("a")
     with pytest.raises(ToolError, match="without a closing"):
-        Wildcard("{" * MAX_PATTERN_CHARS)
+        Wildcard("{" * MAX_FIELD_CHARS)
 
 
 def test_directories_are_matched_once_per_directory() -> None:
@@ -137,7 +137,7 @@ def test_globstars_in_a_row_are_one() -> None:
 
 # A pattern whose states all stay alive down a deep path: "**/*" repeated, 64 times over.
 ALIVE = (
-    "/".join(["**", "*"] * 1000)[: MAX_PATTERN_CHARS - 300]
+    "/".join(["**", "*"] * 1000)[: MAX_FIELD_CHARS - 300]
     + "/{"
     + ",".join(f"q{n}" for n in range(64))
     + "}"

@@ -17,6 +17,7 @@ from typing import Any
 
 from course_agent.accumulator import ToolCallAccumulator
 from course_agent.app.options import DEFAULT_RUN_SECONDS
+from course_agent.argument_caps import MAX_ARGUMENTS_CHARS
 from course_agent.loop import MAX_CALLS, MAX_TURNS, run_agent
 from course_agent.protocol import (
     Accumulator,
@@ -33,16 +34,11 @@ from course_agent.protocol import (
 from course_agent.registry import ToolRegistry, describe_parameters
 
 __all__ = [
-    "MAX_ARGUMENTS_CHARS",
     "GuardedRegistry",
     "RunDeadline",
     "refuse_arguments",
     "run_guarded",
 ]
-
-# A call's raw JSON, checked before json.loads: every tool's arguments fit in a few KB, and the
-# pydantic classes cap each string (4096 characters) so that the schema says so too.
-MAX_ARGUMENTS_CHARS = 65_536
 
 
 @dataclass

@@ -12,12 +12,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from course_agent.argument_caps import MAX_FIELD_CHARS
 from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
 from course_agent.tools.guards.keyfiles import is_key_name
 from course_agent.tools.guards.shown import name_test, shown_name
 from course_agent.tools.guards.walk import COURSE_SKIPS, SKIP_DIRS, Walk, linked_prefix
-from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS, Wildcard
+from course_agent.tools.guards.wildcard import Wildcard
 
 __all__ = ["GLOB_TOOL", "TIME_BUDGET_S", "WALK_BUDGET", "GlobArgs", "run_glob"]
 
@@ -37,7 +38,7 @@ class GlobArgs(BaseModel):
     pattern: str = Field(
         description="wildcard matched against the whole relative path, e.g. **/*.js, "
         "src/**/*.{js,ts} or test/*.test.js",
-        max_length=MAX_PATTERN_CHARS,
+        max_length=MAX_FIELD_CHARS,
     )
     limit: int = Field(200, ge=1, le=2000, description="maximum paths returned; default 200")
 

@@ -13,6 +13,7 @@ import time
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from course_agent.argument_caps import MAX_FIELD_CHARS
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
 from course_agent.tools.guards.ripgrep import (
     BIG_FILE,
@@ -24,7 +25,6 @@ from course_agent.tools.guards.ripgrep import (
 )
 from course_agent.tools.guards.search import Found, search
 from course_agent.tools.guards.shown import shown_line, shown_name
-from course_agent.tools.guards.wildcard import MAX_PATTERN_CHARS
 
 __all__ = ["GREP_TOOL", "MAX_LINE_CHARS", "GrepArgs", "find_rg", "ripgrep_command", "run_grep"]
 
@@ -38,13 +38,13 @@ class GrepArgs(BaseModel):
     pattern: str = Field(
         description="regular expression (ripgrep syntax), e.g. divide\\( or class \\w+Error; "
         "case-sensitive, start with (?i) to ignore case",
-        max_length=MAX_PATTERN_CHARS,
+        max_length=MAX_FIELD_CHARS,
     )
     glob: str | None = Field(
         None,
         description="only search files matching this wildcard, e.g. *.js (any depth) or "
         "src/**/*.ts; default all files",
-        max_length=MAX_PATTERN_CHARS,
+        max_length=MAX_FIELD_CHARS,
     )
     limit: int = Field(50, ge=1, le=500, description="maximum matching lines returned; default 50")
 

@@ -11,7 +11,8 @@ from pathlib import PurePath
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from course_agent.paths import MAX_PATH_CHARS, resolve_inside
+from course_agent.argument_caps import MAX_FIELD_CHARS
+from course_agent.paths import resolve_inside
 from course_agent.protocol import ToolContext, ToolDef, ToolError, ToolResult
 from course_agent.tools.guards.keyfiles import refuse_key_file
 from course_agent.tools.guards.opened import open_regular
@@ -28,7 +29,7 @@ class ReadFileArgs(BaseModel):
 
     path: str = Field(
         description="file path relative to the working directory, e.g. src/calc.js",
-        max_length=MAX_PATH_CHARS,
+        max_length=MAX_FIELD_CHARS,
     )
     offset: int = Field(
         1, ge=1, le=1_000_000_000, description="first line to show, counting from 1; default 1"

@@ -12,13 +12,13 @@ from __future__ import annotations
 import zlib
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 
+from course_agent.argument_caps import MAX_ARGUMENTS
 from course_agent.protocol import GatewayError, ModelEvent, TextDelta, ToolCallDelta
 from course_agent.providers.gateway import errors
 from course_agent.safety.redaction import REDACTED, key_cutter
 
 __all__ = [
     "ACCEPT_ENCODING",
-    "MAX_ARGUMENTS",
     "MAX_CALLS_HELD",
     "MAX_ERROR_BODY",
     "MAX_TEXT",
@@ -33,14 +33,11 @@ __all__ = [
 MAX_ERROR_BODY = 64 << 10
 # Characters of text in one turn: above any model's output limit (128k tokens, about 512 KB).
 MAX_TEXT = 1 << 20
-# Characters of arguments for one call: the tools' own arguments are capped at a few thousand;
-# a tool that writes files would take whole files, and 1 MB is a 25,000-line file.
-MAX_ARGUMENTS = 1 << 20
 # Calls one turn may open: models make 1 to 5, and app.guard.MAX_CALLS (32) run; each is held until
 # the turn ends and goes back in every later request (with its result, about 300 bytes).
 MAX_CALLS_HELD = 1024
 # Characters one turn holds in all: its text and each call's id, name and arguments. Room for a
-# turn of text at MAX_TEXT beside three calls at MAX_ARGUMENTS.
+# turn of text at MAX_TEXT beside three calls at argument_caps.MAX_ARGUMENTS.
 MAX_TURN = 4 << 20
 UNPACK_STEP = 64 << 10  # bytes one step of unpacking may make
 ACCEPT_ENCODING = "gzip, deflate"  # what the client asks for, and so all it will unpack

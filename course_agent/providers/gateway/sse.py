@@ -18,7 +18,8 @@ __all__ = ["MAX_LINE", "ServerSentEvent", "TooLong", "iter_sse", "split_lines"]
 
 _LINE_END = re.compile(r"\r\n|\r|\n")  # the only line endings of an event stream
 # Characters in one line, and in the data of one event. One chunk may carry a whole call's
-# arguments (limits.MAX_ARGUMENTS, 1 MB), JSON-escaped: twice that leaves room for the escapes.
+# arguments (argument_caps.MAX_ARGUMENTS, 1 MiB), JSON-escaped: twice that leaves room for the
+# escapes.
 MAX_LINE = 2 << 20
 
 

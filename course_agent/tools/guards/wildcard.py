@@ -14,19 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from operator import methodcaller
 
+from course_agent.argument_caps import MAX_FIELD_CHARS
 from course_agent.protocol import ToolError
 
 __all__ = [
     "MAX_ALTERNATIVES",
     "MAX_HELD",
-    "MAX_PATTERN_CHARS",
     "MAX_STEPS",
     "Segment",
     "Wildcard",
     "expand_braces",
 ]
 
-MAX_PATTERN_CHARS = 4096  # a glob or grep pattern: far more than any real one, bounded work
 MAX_ALTERNATIVES = 64  # what {a,b}{c,d}... may expand to: 2^6, each matched on its own
 # Path segments over all alternatives, once expanded: the states a folder can be in, so the work
 # per folder. A real pattern has a few dozen; "**/*" repeated 1,000 times over 64 alternatives
@@ -237,9 +236,9 @@ class Wildcard:
         shown = (
             (pattern if isinstance(pattern, str) else ",".join(pattern)) if shown is None else shown
         )
-        if isinstance(pattern, str) and len(pattern) > MAX_PATTERN_CHARS:
+        if isinstance(pattern, str) and len(pattern) > MAX_FIELD_CHARS:
             raise ToolError(
-                f"pattern is {len(pattern):,} characters long; at most {MAX_PATTERN_CHARS} "
+                f"pattern is {len(pattern):,} characters long; at most {MAX_FIELD_CHARS} "
                 "are accepted"
             )
         alternatives = (
