@@ -5,7 +5,8 @@ few harmless names, a read-only view of the system and of Python (python_view.py
 given copy wherever it could be imported), one fresh private writable folder (private.py), caps
 on memory, processes and CPU (cgroups where the grader may create them, else resource limits),
 and a wall deadline per notebook. The grader talks to the kernel over
-unix sockets in a folder bound in.
+unix sockets the kernel makes in a folder bound in, connecting only to its own links to them
+(channel.py).
 Deliberately not handled: disk quotas (the private folder is in the grader's temporary folder),
 machines where bubblewrap cannot start (`sandbox_problem` says why; the caller decides).
 """
@@ -20,7 +21,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Sequence
@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from course_agent.lab.cgroups import Cgroups, cgroup_folders
+from course_agent.lab.channel import grader_side, kernel_side, new_channel, take
 from course_agent.lab.kernel_spec import current_env_kernels
 from course_agent.lab.private import discard, private_folder
 from course_agent.lab.python_view import python_view
@@ -108,8 +109,8 @@ def jail_command(
 ) -> list[str]:
     """bwrap's arguments up to the command: the sandbox of one kernel, `private` its writable
     folder, `package` the copy of course_agent it sees wherever Python would find the package
-    (default: this process's own), `channel` (bound where it is) the one of the unix sockets to
-    the grader."""
+    (default: this process's own), `channel` (channel.py's; its kernel side bound where it is)
+    the folder of the unix sockets to the grader."""
     command = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user"]
     command += ["--disable-userns", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
     command += ["--hostname", "sandbox", "--clearenv"]
@@ -130,7 +131,7 @@ def jail_command(
     command += python_view(package, environ.get("PYTHONPATH"), SYSTEM).arguments()
     command += ["--bind", str(private), str(private)]
     if channel is not None:
-        command += ["--bind", str(channel), str(channel)]
+        command += ["--bind", str(kernel_side(channel)), str(kernel_side(channel))]
     command += ["--chdir", str(private)]
     return [*command, "--remount-ro", "/"]
 
@@ -155,7 +156,7 @@ class _Sandbox:
     limits = Limits()
     private: Path | None = None  # None: one of its own, made as it starts (nbgrader's, nbval's)
     made: Path | None = None  # the private folder this sandbox made, and removes
-    channel: Path | None = None  # the connection file and the sockets
+    channel: Path | None = None  # the connection file and the sockets (channel.py)
     package: Path | None = None  # the course_agent it sees (None: this process's own)
     cgroups: Cgroups | None = None
     process: subprocess.Popen | None = None
@@ -173,12 +174,21 @@ class _Sandbox:
             asked = kw.get("cwd")
             self.private = self.made = private_folder(None if asked is None else Path(asked))
         kw["cwd"] = str(self.private)
-        # A unix socket's path has at most 107 bytes: a folder of its own, short, in /tmp.
-        short = "/tmp" if os.access("/tmp", os.W_OK) else None
-        self.channel = channel = Path(tempfile.mkdtemp(prefix="course-agent-kernel-", dir=short))
-        self.transport, self.ip = "ipc", str(channel / "kernel-ipc")
-        self.connection_file = str(channel / "kernel.json")
+        self.channel = channel = new_channel()
+        self.transport, self.ip = "ipc", str(kernel_side(channel) / "kernel-ipc")
+        self.connection_file = str(kernel_side(channel) / "kernel.json")
         return await super()._async_pre_start_kernel(**kw)  # type: ignore[misc]
+
+    async def _async_post_start_kernel(self, **kw: Any) -> None:
+        # The kernel's folder is its to write: the grader connects only to its own links to the
+        # sockets the kernel made there (channel.py), never by a name the kernel could swap.
+        assert self.channel is not None  # set by _async_pre_start_kernel
+        ports = [self.shell_port, self.iopub_port, self.stdin_port, self.control_port]
+        names = [f"kernel-ipc-{port}" for port in [*ports, self.hb_port]]
+        process = self.process
+        await take(self.channel, names, lambda: process is None or process.poll() is None)
+        self.ip = str(grader_side(self.channel) / "kernel-ipc")
+        await super()._async_post_start_kernel(**kw)  # type: ignore[misc]
 
     async def _async_start_kernel(self, **kw: Any) -> None:
         try:
